@@ -1,0 +1,38 @@
+# lit configuration for HmPlace: substitutions for the project's tools, the
+# runtime's include/lib paths, clang 19 and LLVM's test utilities.
+import os
+import lit.formats
+from lit.llvm.subst import ToolSubst
+
+config.name = "HmPlace"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test", ".yaml", ".locations", ".c", ".cpp", ".ll", ".f90"]
+config.excludes = ["Inputs", "corpus", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.hmplace_obj_root, "test")
+
+bindir = os.path.join(config.hmplace_obj_root, "bin")
+tools = config.llvm_tools_dir
+config.environment["PATH"] = os.pathsep.join(
+    [bindir, tools, config.environment.get("PATH", os.environ["PATH"])])
+# Messages are compared verbatim; keep them uncoloured and untranslated.
+config.environment["LC_ALL"] = "C"
+config.environment.pop("HMPLACE", None)
+config.environment.pop("HMPLACE_REPORT", None)
+config.environment.pop("MEMKIND_HBW_NODES", None)
+
+def tool(name):
+    return os.path.join(bindir, name)
+
+# Longer names first: lit substitutes in order, and %hmplan prefixes others.
+config.substitutions.append(("%hmplan_fuzz", tool("hmplan-fuzz")))
+config.substitutions.append(("%hmplan", tool("hmplan")))
+config.substitutions.append(("%clang", os.path.join(tools, "clang")))
+config.substitutions.append(("%FileCheck", os.path.join(tools, "FileCheck")))
+config.substitutions.append(("%memkind_h", "/usr/include/memkind.h"))
+for t in ["FileCheck", "not", "split-file"]:
+    config.substitutions.append(
+        (r"(?<![\w%-])" + t + r"(?![\w-])", os.path.join(tools, t)))
+
+if config.hmplace_fuzz:
+    config.available_features.add("fuzz")

@@ -1,0 +1,165 @@
+//===- Plan.h - the placement plan model and its readers --------*- C++ -*-===//
+///
+/// \file
+/// A plan maps allocation sites (SiteKey.h) to memory targets: a memkind
+/// static kind, an alias of one, or a named tier with an optional capacity
+/// budget. Plans are read from HmPlace's YAML format or imported from the
+/// files advisors already write (ecoHMEM/FlexMalloc `.locations` and memory
+/// definition files), auto-detected. Every problem is reported through a
+/// DiagEngine with the plan file's line and column.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_PLAN_PLAN_H
+#define HMPLACE_PLAN_PLAN_H
+
+#include "plan/Diag.h"
+#include "plan/Kinds.h"
+#include "plan/SiteKey.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SMLoc.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hmplace {
+
+/// A named memory with an optional per-process capacity budget.
+struct Tier {
+  std::string Name;
+  const KindInfo *Kind = nullptr;
+  std::string KindSpelling; ///< as written (`hbm`, `MEMKIND_HBW`)
+  std::optional<uint64_t> Capacity;
+  std::string Note;
+  llvm::SMLoc Loc;
+};
+
+/// What an entry sends its site to.
+struct Target {
+  std::string Spelling; ///< as written: tier name, kind or alias
+  const KindInfo *Kind = nullptr;
+  const Tier *TheTier = nullptr; ///< set when Spelling names a tier
+  bool isHeap() const { return Kind && Kind->isHeap(); }
+  /// Two targets are the same placement if they resolve to the same kind and
+  /// the same budget.
+  bool samePlacement(const Target &O) const {
+    return Kind == O.Kind && TheTier == O.TheTier;
+  }
+};
+
+struct PlanEntry {
+  std::vector<Frame> Frames; ///< innermost first; size 1 for `site:`
+  bool IsStack = false;      ///< written as `stack:` (kept for round trips)
+  Target To;
+  std::string Size; ///< informational, as written
+  std::string Note; ///< informational
+  llvm::SMLoc Loc;  ///< the entry itself
+  llvm::SMLoc KeyLoc, KindLoc;
+  std::string key() const; ///< `a.c:1 > b.c:2`
+};
+
+enum class PlanFormat { Yaml, Locations, MemoryDefinitions };
+const char *formatName(PlanFormat F);
+
+class Plan {
+public:
+  unsigned Version = 1;
+  PlanFormat Format = PlanFormat::Yaml;
+  std::string Path;    ///< the file as named by the user
+  std::string PlanDir; ///< absolute directory of the plan file
+  bool IgnoreCase = false;
+  std::string Note; ///< informational
+  std::map<std::string, std::unique_ptr<Tier>> Tiers;
+  std::vector<PlanEntry> Entries;
+
+  const Tier *findTier(llvm::StringRef Name) const;
+  /// Resolve a target name: tier first, then memkind kind, then alias.
+  const KindInfo *resolveKind(llvm::StringRef Name, const Tier **T) const;
+  /// All names a target could have been, for did-you-mean suggestions.
+  std::vector<std::string> targetNames() const;
+};
+
+/// Read a plan from a file, detecting its format from its extension and
+/// content. Returns nullptr after reporting errors through \p D.
+std::unique_ptr<Plan> loadPlan(llvm::StringRef Path, DiagEngine &D);
+/// Same, from a buffer (fuzzing, tests); \p Name is used in diagnostics.
+std::unique_ptr<Plan> parsePlan(std::unique_ptr<llvm::MemoryBuffer> Buf,
+                                DiagEngine &D,
+                                std::optional<PlanFormat> Force = {});
+/// Add the budgets of a FlexMalloc memory definition file to \p P as tiers.
+bool mergeMemoryDefinitions(Plan &P, const Plan &Defs, DiagEngine &D);
+
+/// Write \p P in HmPlace's YAML format. Deterministic, so writing what was read
+/// from that output again gives the same bytes.
+void writeYaml(const Plan &P, llvm::raw_ostream &OS);
+/// Write \p P as a FlexMalloc `.locations` file; fails (with a diagnostic) for
+/// kinds that format cannot name.
+bool writeLocations(const Plan &P, llvm::raw_ostream &OS, DiagEngine &D);
+/// A table for people.
+void writeTable(const Plan &P, llvm::raw_ostream &OS);
+/// One-paragraph summary (`hmplan check`).
+void writeSummary(const Plan &P, llvm::raw_ostream &OS);
+
+//===----------------------------------------------------------------------===//
+// Matching
+//===----------------------------------------------------------------------===//
+
+/// The decision for one allocation call.
+struct Placement {
+  enum Status {
+    Unplanned, ///< no entry names this call
+    Placed,    ///< send to Entry->To (which may be the ordinary heap)
+    Conflict,  ///< entries disagree and nothing here decides between them
+  };
+  Status State = Unplanned;
+  const PlanEntry *Entry = nullptr;
+  std::vector<const PlanEntry *> Candidates; ///< for Conflict
+  std::string Reason;                        ///< for Conflict
+};
+
+/// Matches the allocation calls a front end found against a plan. Calls are
+/// added first and resolved together, because some rules look at all calls at
+/// once (a column-less entry that names two calls on one line).
+class SiteMatcher {
+public:
+  explicit SiteMatcher(const Plan &P);
+
+  /// Register a call; returns its index in resolve()'s result.
+  unsigned addCall(CallContext C);
+  /// Decide every call added so far.
+  std::vector<Placement> resolve();
+  /// Warn about entries that matched nothing (stale plans), that matched
+  /// files in several directories (ambiguous relative paths) or several calls
+  /// on one line. Call after resolve(); with --strict the engine turns the
+  /// warnings into errors.
+  void reportUsage(DiagEngine &D) const;
+  /// Entries that matched no call (for remarks and summaries).
+  std::vector<const PlanEntry *> unmatched() const;
+
+private:
+  struct Candidate {
+    const PlanEntry *E;
+    bool Full; ///< every frame of the entry was checked against the call
+    unsigned Score;
+  };
+  std::vector<Candidate> candidatesFor(const CallContext &C) const;
+
+  const Plan &P;
+  std::multimap<unsigned, const PlanEntry *> ByLine; ///< frame 0 line
+  std::vector<CallContext> Calls;
+  struct Usage {
+    std::vector<std::string> Files;
+    std::map<std::pair<std::string, unsigned>, std::vector<unsigned>>
+        ColumnsOnLine; ///< (file, line) -> columns, for column-less entries
+    unsigned Hits = 0;
+  };
+  std::map<const PlanEntry *, Usage> Used;
+  std::map<const PlanEntry *, bool> NeedsColumn;
+};
+
+} // namespace hmplace
+
+#endif

@@ -1,0 +1,139 @@
+//===- SiteKey.cpp - allocation site keys and their matching --------------===//
+#include "plan/SiteKey.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace hmplace {
+
+std::string Frame::str() const {
+  switch (Kind) {
+  case Form::Binary:
+    return File + BinarySep + "0x" + utohexstr(Offset, /*LowerCase=*/true);
+  case Form::Unresolved:
+    return File + ":0";
+  case Form::Source:
+    break;
+  }
+  std::string S = File + ":" + std::to_string(Line);
+  if (Column)
+    S += ":" + std::to_string(Column);
+  return S;
+}
+
+static bool allDigits(StringRef S) {
+  return !S.empty() && llvm::all_of(S, isDigit);
+}
+
+std::optional<Frame> parseFrame(StringRef Text, std::string &Err) {
+  StringRef T = Text.trim();
+  Frame F;
+  if (T.empty()) {
+    Err = "empty frame; expected file:line or file:line:col";
+    return std::nullopt;
+  }
+  // Source form, parsed from the right so that paths may contain ':'.
+  // Blanks around the numbers are ignored, so that what str() prints (no
+  // blanks) parses back to the same frame.
+  auto [Head, Last] = T.rsplit(':');
+  Last = Last.trim();
+  if (!Head.empty() && Head.size() != T.size() && allDigits(Last)) {
+    StringRef File = Head, LineText = Last, ColText;
+    auto [Head2, Mid] = Head.rsplit(':');
+    Mid = Mid.trim();
+    if (Head2.size() != Head.size() && allDigits(Mid) && !Head2.empty()) {
+      File = Head2;
+      LineText = Mid;
+      ColText = Last;
+    }
+    unsigned Line = 0, Col = 0;
+    if (LineText.getAsInteger(10, Line) ||
+        (!ColText.empty() && ColText.getAsInteger(10, Col))) {
+      Err = ("line or column out of range in '" + T + "'").str();
+      return std::nullopt;
+    }
+    F.File = File.trim().str();
+    if (F.File.empty()) {
+      Err = ("missing file name in '" + T + "'").str();
+      return std::nullopt;
+    }
+    if (!ColText.empty() && Col == 0 && Line != 0) {
+      Err = ("column 0 in '" + T +
+             "'; columns start at 1 (omit the column to match any)")
+                .str();
+      return std::nullopt;
+    }
+    if (Line == 0) {
+      // Advisors write Unresolved:0 / _NOT_Found:0 for frames they could not
+      // symbolize; a line 0 never names a real call.
+      F.Kind = Frame::Form::Unresolved;
+      return F;
+    }
+    F.Line = Line;
+    F.Column = Col;
+    return F;
+  }
+  // Binary form: module!hex (Extrae) or module+hex (newer Extrae).
+  size_t Sep = T.find_last_of("!+");
+  if (Sep != StringRef::npos && Sep > 0 && Sep + 1 < T.size()) {
+    StringRef Hex = T.drop_front(Sep + 1);
+    Hex.consume_front("0x") || Hex.consume_front("0X");
+    uint64_t Off;
+    if (!Hex.empty() && !Hex.getAsInteger(16, Off)) {
+      F.Kind = Frame::Form::Binary;
+      F.File = T.take_front(Sep).str();
+      F.Offset = Off;
+      F.BinarySep = T[Sep];
+      return F;
+    }
+  }
+  Err = ("invalid frame '" + T +
+         "'; expected file:line, file:line:col or module!hexoffset")
+            .str();
+  return std::nullopt;
+}
+
+std::string normalizePath(StringRef Path, StringRef BaseDir) {
+  SmallString<256> P(Path);
+  if (!sys::path::is_absolute(P) && !BaseDir.empty()) {
+    SmallString<256> Abs(BaseDir);
+    sys::path::append(Abs, P);
+    P = Abs;
+  }
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+
+static bool componentsEqual(StringRef A, StringRef B, bool IgnoreCase) {
+  return IgnoreCase ? A.equals_insensitive(B) : A == B;
+}
+
+PathMatch matchPath(StringRef PlanPath, StringRef File, StringRef PlanDir,
+                    StringRef CompileDir, bool IgnoreCase) {
+  if (sys::path::is_absolute(PlanPath))
+    return normalizePath(PlanPath, "") == File ? PathMatch::Absolute
+                                               : PathMatch::None;
+  for (StringRef Base : {PlanDir, CompileDir})
+    if (!Base.empty() && normalizePath(PlanPath, Base) == File)
+      return PathMatch::Relative;
+  // Suffix rule, compared component by component so that `olver.c` does not
+  // match `solver.c`. `..` in a relative plan path cannot be a suffix.
+  SmallString<256> Clean(PlanPath);
+  sys::path::remove_dots(Clean, /*remove_dot_dot=*/false);
+  SmallVector<StringRef, 8> Want, Have;
+  for (auto I = sys::path::rbegin(Clean), E = sys::path::rend(Clean); I != E;
+       ++I)
+    Want.push_back(*I);
+  for (auto I = sys::path::rbegin(File), E = sys::path::rend(File); I != E; ++I)
+    Have.push_back(*I);
+  if (Want.empty() || Want.size() > Have.size())
+    return PathMatch::None;
+  for (size_t I = 0; I < Want.size(); ++I)
+    if (Want[I] == ".." || !componentsEqual(Want[I], Have[I], IgnoreCase))
+      return PathMatch::None;
+  return PathMatch::Suffix;
+}
+
+} // namespace hmplace

@@ -1,0 +1,91 @@
+//===- SiteKey.h - allocation site keys and their matching ------*- C++ -*-===//
+///
+/// \file
+/// A site key names where an allocation happens: the call's own frame
+/// (`file:line` or `file:line:col`, the column being where the call expression
+/// begins) optionally followed by its callers, innermost first, as advisors
+/// report call stacks. This is the single place where keys are computed,
+/// printed and compared: hmrewrite builds a CallContext from clang
+/// SourceLocations, HmPlace.so from DILocations and their inlined-at chains,
+/// and both then ask the same matcher.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_PLAN_SITEKEY_H
+#define HMPLACE_PLAN_SITEKEY_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace hmplace {
+
+/// One frame of a plan key as written in a plan.
+struct Frame {
+  enum class Form {
+    Source,     ///< file:line or file:line:col
+    Binary,     ///< module!hexoffset or module+hexoffset (unsymbolized)
+    Unresolved, ///< Unresolved:0, _NOT_Found:0, any file:0
+  };
+  Form Kind = Form::Source;
+  std::string File; ///< Source: the path as written; Binary: the module.
+  unsigned Line = 0;
+  unsigned Column = 0; ///< 0 means "any column on the line".
+  uint64_t Offset = 0; ///< Binary frames only.
+  char BinarySep = '!';
+
+  /// The frame as it is written in plans (`solver.c:88:17`, `app!0x4f2a`).
+  std::string str() const;
+  bool operator==(const Frame &O) const {
+    return Kind == O.Kind && File == O.File && Line == O.Line &&
+           Column == O.Column && Offset == O.Offset;
+  }
+};
+
+/// Parse one frame. On failure returns std::nullopt and sets \p Err.
+std::optional<Frame> parseFrame(llvm::StringRef Text, std::string &Err);
+
+/// A concrete place in the program being compiled, as a front end sees it.
+struct SourcePos {
+  std::string File; ///< absolute, with `.` and `..` removed
+  unsigned Line = 0;
+  unsigned Column = 0;
+};
+
+/// What a front end knows about one allocation call: the call itself and the
+/// statically known callers (inlined-at chain, wrapper contexts), innermost
+/// first, plus the directory its compile command ran in.
+struct CallContext {
+  llvm::SmallVector<SourcePos, 2> Frames;
+  std::string CompileDir;
+};
+
+/// Normalise a path the way site keys compare them: made absolute against
+/// \p BaseDir when relative, `.`/`..` removed, no symlink resolution (the
+/// compiler's view of the path is what users see in diagnostics).
+std::string normalizePath(llvm::StringRef Path, llvm::StringRef BaseDir);
+
+/// How well a plan path names a source file; higher is more specific.
+enum class PathMatch {
+  None = 0,
+  Suffix,   ///< bare basename or trailing components (`src/solver.c`)
+  Relative, ///< relative to the plan file's or the compile directory
+  Absolute, ///< absolute path, equal after normalisation
+};
+
+/// Decide whether plan path \p PlanPath names the source file \p File
+/// (normalised, absolute). Rules, most specific first:
+///  - an absolute plan path must equal the file;
+///  - a relative one is resolved against \p PlanDir and then \p CompileDir;
+///  - otherwise its components must be a suffix of the file's components
+///    (a bare basename is the common case). With \p IgnoreCase the comparison
+///    ignores case, as FlexMalloc does for `.locations` files.
+PathMatch matchPath(llvm::StringRef PlanPath, llvm::StringRef File,
+                    llvm::StringRef PlanDir, llvm::StringRef CompileDir,
+                    bool IgnoreCase);
+
+} // namespace hmplace
+
+#endif
