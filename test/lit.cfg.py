@@ -27,6 +27,28 @@ def tool(name):
 # Longer names first: lit substitutes in order, and %hmplan prefixes others.
 config.substitutions.append(("%hmplan_fuzz", tool("hmplan-fuzz")))
 config.substitutions.append(("%hmplan", tool("hmplan")))
+# Runtime: headers, and three ways to link it.
+rt_inc = os.path.join(config.hmplace_src_root, "runtime", "include")
+libdir = os.path.join(config.hmplace_obj_root, "lib")
+rt_deps = "-lmemkind -lnuma -ldl -lpthread"
+config.substitutions.append(("%hmplace_cflags", "-I" + rt_inc + " -g"))
+# Default: the shared runtime with process-wide free/delete replacement.
+config.substitutions.append(
+    ("%hmplace_lib", "-L%s -Wl,-rpath,%s -lhmplace %s" % (libdir, libdir, rt_deps)))
+# Without interposition.
+config.substitutions.append(
+    ("%hmplace_core_lib", "%s/libhmplace-core.a %s" % (libdir, rt_deps)))
+for san, flags in [("asan", "-fsanitize=address,undefined -fno-sanitize-recover=all"),
+                   ("tsan", "-fsanitize=thread")]:
+    config.substitutions.append(
+        ("%%hmplace_%s_lib" % san,
+         "%s %s/libhmplace-core-%s.a %s" % (flags, libdir, san, rt_deps)))
+if config.hmplace_sanitizers:
+    config.available_features.add("sanitizers")
+# Tests see exactly one NUMA node and no HBM; %hbw makes memkind's HBW and
+# DAX kinds use node 0, as on a machine that has them.
+config.substitutions.append(("%hbw", "env MEMKIND_HBW_NODES=0 MEMKIND_DAX_KMEM_NODES=0"))
+config.substitutions.append(("%clangxx", os.path.join(tools, "clang++")))
 config.substitutions.append(("%clang", os.path.join(tools, "clang")))
 config.substitutions.append(("%FileCheck", os.path.join(tools, "FileCheck")))
 config.substitutions.append(("%memkind_h", "/usr/include/memkind.h"))

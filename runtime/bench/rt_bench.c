@@ -1,0 +1,141 @@
+/*===- rt_bench.c - runtime microbenchmarks, compared side by side --------===*
+ *
+ * Each comparison alternates its two variants in one process, several
+ * rounds, and reports the median ratio (the machine is small and noisy).
+ *  1. malloc + glibc free       vs  malloc + free through the dispatch
+ *     (the program's free is libhmplace.so's: ownership test, then glibc)
+ *  2. memkind_malloc/free(MEMKIND_HBW) vs hmplace_malloc(HBW)/hmplace_free
+ *  3. dispatch path throughput, 2 threads vs 1 thread
+ * Run with MEMKIND_HBW_NODES=0 so that HBW kinds are served here.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include <hmplace.h>
+#include <memkind.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern void __libc_free(void *);
+
+enum { BATCH = 64, ROUNDS = 9 };
+static size_t Iters = 2000000;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static size_t size_of(size_t i) { return 16 + (i * 40503u) % 1000; }
+
+/* Allocate BATCH blocks, then free them: the pattern keeps allocator caches
+ * warm but not trivially LIFO. */
+#define LOOP(ALLOC, FREE)                                                      \
+  do {                                                                         \
+    void *b[BATCH];                                                            \
+    for (size_t i = 0; i < Iters; i += BATCH) {                                \
+      for (size_t j = 0; j < BATCH; ++j) {                                     \
+        b[j] = ALLOC(size_of(i + j));                                          \
+        *(volatile char *)b[j] = 1;                                            \
+      }                                                                        \
+      for (size_t j = 0; j < BATCH; ++j)                                       \
+        FREE(b[j]);                                                            \
+    }                                                                          \
+  } while (0)
+
+static void glibc_pairs(void) { LOOP(malloc, __libc_free); }
+static void dispatch_pairs(void) { LOOP(malloc, free); }
+#define MK_ALLOC(n) memkind_malloc(MEMKIND_HBW, n)
+#define MK_FREE(p) memkind_free(MEMKIND_HBW, p)
+static void memkind_pairs(void) { LOOP(MK_ALLOC, MK_FREE); }
+#define HM_ALLOC(n) hmplace_malloc(HMPLACE_HBW, n)
+static void placed_pairs(void) { LOOP(HM_ALLOC, hmplace_free); }
+
+static double timed(void (*f)(void)) {
+  double t = now();
+  f();
+  return now() - t;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median over rounds of t(b)/t(a), alternating which runs first. */
+static void compare(const char *what, void (*a)(void), const char *an,
+                    void (*b)(void), const char *bn, double target,
+                    const char *sense) {
+  double ratios[ROUNDS], ta[ROUNDS], tb[ROUNDS];
+  a(), b(); /* warm up */
+  for (int r = 0; r < ROUNDS; ++r) {
+    if (r & 1) {
+      tb[r] = timed(b);
+      ta[r] = timed(a);
+    } else {
+      ta[r] = timed(a);
+      tb[r] = timed(b);
+    }
+    ratios[r] = tb[r] / ta[r];
+  }
+  qsort(ratios, ROUNDS, sizeof(double), cmp);
+  qsort(ta, ROUNDS, sizeof(double), cmp);
+  qsort(tb, ROUNDS, sizeof(double), cmp);
+  double ns = 1e9 / (double)Iters;
+  printf("%-44s %-26s %6.1f ns/pair\n", what, an, ta[ROUNDS / 2] * ns);
+  printf("%-44s %-26s %6.1f ns/pair\n", "", bn, tb[ROUNDS / 2] * ns);
+  printf("%-44s ratio %.3f (median of %d, target %s %.2f)\n\n", "",
+         ratios[ROUNDS / 2], ROUNDS, sense, target);
+}
+
+static void *thread_body(void *arg) {
+  (void)arg;
+  dispatch_pairs();
+  return NULL;
+}
+
+static double throughput(int threads) {
+  pthread_t t[8];
+  double s = now();
+  for (int i = 0; i < threads; ++i)
+    pthread_create(&t[i], NULL, thread_body, NULL);
+  for (int i = 0; i < threads; ++i)
+    pthread_join(t[i], NULL);
+  return (double)threads * (double)Iters / (now() - s);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1)
+    Iters = strtoull(argv[1], NULL, 10);
+  if (memkind_check_available(MEMKIND_HBW) != 0) {
+    fprintf(stderr, "rt_bench: run with MEMKIND_HBW_NODES=0\n");
+    return 1;
+  }
+  free(hmplace_malloc(HMPLACE_HBW, 1)); /* initialise the slot */
+  printf("runtime microbenchmarks, %zu alloc/free pairs per run, sizes "
+         "16..1015 B, batches of %d\n\n",
+         Iters, BATCH);
+  compare("1. non-placed free through the dispatch", glibc_pairs,
+          "malloc + glibc free", dispatch_pairs, "malloc + dispatching free",
+          1.05, "<=");
+  compare("2. placed alloc+free vs direct memkind", memkind_pairs,
+          "memkind_malloc/free(HBW)", placed_pairs, "hmplace_malloc/free(HBW)",
+          1.10, "<=");
+  double t1[ROUNDS], t2[ROUNDS], sc[ROUNDS];
+  for (int r = 0; r < ROUNDS; ++r) {
+    t1[r] = throughput(1);
+    t2[r] = throughput(2);
+    sc[r] = t2[r] / t1[r];
+  }
+  qsort(sc, ROUNDS, sizeof(double), cmp);
+  qsort(t1, ROUNDS, sizeof(double), cmp);
+  qsort(t2, ROUNDS, sizeof(double), cmp);
+  printf("%-44s 1 thread  %6.1f Mpairs/s\n", "3. dispatch path scaling",
+         t1[ROUNDS / 2] / 1e6);
+  printf("%-44s 2 threads %6.1f Mpairs/s\n", "", t2[ROUNDS / 2] / 1e6);
+  printf("%-44s scaling %.2fx (median of %d, target >= 1.80)\n", "",
+         sc[ROUNDS / 2], ROUNDS);
+  return 0;
+}

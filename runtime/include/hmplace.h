@@ -1,0 +1,130 @@
+/*===- hmplace.h - HmPlace runtime: placed allocation and safe free -------===*
+ *
+ * The one public header of the HmPlace runtime. hmrewrite and HmPlace.so emit
+ * calls to these functions; programs may call them directly too.
+ *
+ *  - hmplace_malloc(HMPLACE_HBW, n) and friends allocate from a memkind kind
+ *    with C semantics (size 0 gives a unique pointer, calloc checks overflow,
+ *    posix_memalign validates its alignment, errno as in glibc), falling back
+ *    to the ordinary heap when the kind is unavailable, full, over budget or
+ *    HMPLACE=off.
+ *  - hmplace_free/hmplace_realloc/hmplace_malloc_usable_size accept any
+ *    pointer a program may legally pass to free(): placed or not, NULL, from
+ *    glibc or another allocator. Linking libhmplace.so also replaces free,
+ *    realloc, reallocarray, malloc_usable_size and every global operator
+ *    delete, so code that was never rewritten is safe too.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef HMPLACE_H
+#define HMPLACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* memkind 1.14's static kinds, in memkind.h's order. */
+enum hmplace_kind {
+  HMPLACE_REGULAR,
+  HMPLACE_DEFAULT,
+  HMPLACE_HUGETLB,
+  HMPLACE_HBW,
+  HMPLACE_HBW_ALL,
+  HMPLACE_HBW_PREFERRED,
+  HMPLACE_HBW_HUGETLB,
+  HMPLACE_HBW_ALL_HUGETLB,
+  HMPLACE_HBW_PREFERRED_HUGETLB,
+  HMPLACE_HBW_INTERLEAVE,
+  HMPLACE_INTERLEAVE,
+  HMPLACE_DAX_KMEM,
+  HMPLACE_DAX_KMEM_ALL,
+  HMPLACE_DAX_KMEM_PREFERRED,
+  HMPLACE_DAX_KMEM_INTERLEAVE,
+  HMPLACE_HIGHEST_CAPACITY,
+  HMPLACE_HIGHEST_CAPACITY_PREFERRED,
+  HMPLACE_HIGHEST_CAPACITY_LOCAL,
+  HMPLACE_HIGHEST_CAPACITY_LOCAL_PREFERRED,
+  HMPLACE_LOWEST_LATENCY_LOCAL,
+  HMPLACE_LOWEST_LATENCY_LOCAL_PREFERRED,
+  HMPLACE_HIGHEST_BANDWIDTH_LOCAL,
+  HMPLACE_HIGHEST_BANDWIDTH_LOCAL_PREFERRED,
+  HMPLACE_KIND_COUNT
+};
+
+/* Allocation entry points for planned sites. */
+void *hmplace_malloc(enum hmplace_kind k, size_t n);
+void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size);
+void *hmplace_aligned_alloc(enum hmplace_kind k, size_t align, size_t n);
+int hmplace_posix_memalign(enum hmplace_kind k, void **out, size_t align,
+                           size_t n);
+void *hmplace_memalign(enum hmplace_kind k, size_t align, size_t n);
+void *hmplace_valloc(enum hmplace_kind k, size_t n);
+char *hmplace_strdup(enum hmplace_kind k, const char *s);
+char *hmplace_strndup(enum hmplace_kind k, const char *s, size_t n);
+/* A planned realloc site: the result lives in kind k, wherever p came from
+ * (a block from another heap or kind is moved). */
+void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n);
+
+/* Dispatch for any pointer. realloc keeps a block in its heap and kind. */
+void hmplace_free(void *p);
+void *hmplace_realloc(void *p, size_t n);
+size_t hmplace_malloc_usable_size(void *p);
+
+/* 1 + the kind of a placed block, 0 for anything else (NULL, heap). */
+int hmplace_owner(const void *p);
+
+/* Per-process capacity budget of a kind in bytes (0: none). Plans' tier
+ * capacities arrive here; HMPLACE_BUDGET overrides them. */
+void hmplace_set_budget(enum hmplace_kind k, uint64_t bytes);
+
+struct hmplace_stats {
+  uint64_t allocs;    /* placed allocations served by the kind */
+  uint64_t bytes;     /* bytes requested by those allocations */
+  uint64_t live;      /* usable bytes currently allocated */
+  uint64_t peak;      /* maximum of live */
+  uint64_t fallbacks; /* planned allocations served by the ordinary heap */
+  int available;      /* 1 usable, 0 not (yet) initialised, -1 unavailable */
+};
+void hmplace_get_stats(enum hmplace_kind k, struct hmplace_stats *out);
+const char *hmplace_kind_name(enum hmplace_kind k);
+/* Print the report now (also done at exit when HMPLACE_REPORT is set). */
+void hmplace_report(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+
+#include <cstddef>
+#include <new>
+
+/* C++: `new (HMPLACE_HBW) T(args)`, `new (HMPLACE_HBW, std::nothrow) T[n]`.
+ * Over-aligned types get the align_val_t forms automatically. The matching
+ * placement deletes run only if a constructor throws; ordinary `delete p`
+ * works through libhmplace.so's replacement of operator delete. */
+void *operator new(std::size_t n, hmplace_kind k);
+void *operator new[](std::size_t n, hmplace_kind k);
+void *operator new(std::size_t n, std::align_val_t a, hmplace_kind k);
+void *operator new[](std::size_t n, std::align_val_t a, hmplace_kind k);
+void *operator new(std::size_t n, hmplace_kind k,
+                   const std::nothrow_t &) noexcept;
+void *operator new[](std::size_t n, hmplace_kind k,
+                     const std::nothrow_t &) noexcept;
+void *operator new(std::size_t n, std::align_val_t a, hmplace_kind k,
+                   const std::nothrow_t &) noexcept;
+void *operator new[](std::size_t n, std::align_val_t a, hmplace_kind k,
+                     const std::nothrow_t &) noexcept;
+void operator delete(void *p, hmplace_kind k) noexcept;
+void operator delete[](void *p, hmplace_kind k) noexcept;
+void operator delete(void *p, std::align_val_t a, hmplace_kind k) noexcept;
+void operator delete[](void *p, std::align_val_t a, hmplace_kind k) noexcept;
+void operator delete(void *p, hmplace_kind k, const std::nothrow_t &) noexcept;
+void operator delete[](void *p, hmplace_kind k,
+                       const std::nothrow_t &) noexcept;
+void operator delete(void *p, std::align_val_t a, hmplace_kind k,
+                     const std::nothrow_t &) noexcept;
+void operator delete[](void *p, std::align_val_t a, hmplace_kind k,
+                       const std::nothrow_t &) noexcept;
+#endif
+
+#endif /* HMPLACE_H */

@@ -1,0 +1,312 @@
+/*===- report.c - budgets from the environment and the placement report ---===*
+ *
+ * HMPLACE_REPORT=1 prints, at exit on stderr, per kind: placed allocations,
+ * bytes, peak and current live bytes, fallbacks to the ordinary heap, and the
+ * NUMA nodes that hold the pages of the blocks still live (move_pages on
+ * every page, touched or not). HMPLACE_REPORT=json:PATH writes the same as
+ * JSON. Tracking live blocks costs a mutex per placed allocation and free,
+ * so it is only on when a report is requested.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include "hmplace.h"
+#include "hmplace_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int hm_parse_size(const char *s, uint64_t *out) {
+  while (isspace((unsigned char)*s))
+    ++s;
+  if (!isdigit((unsigned char)*s))
+    return -1;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s)
+    return -1;
+  while (isspace((unsigned char)*end))
+    ++end;
+  static const struct {
+    const char *u;
+    double m;
+  } Units[] = {{"", 1},
+               {"b", 1},
+               {"k", 1024.0},
+               {"kib", 1024.0},
+               {"m", 1048576.0},
+               {"mib", 1048576.0},
+               {"g", 1073741824.0},
+               {"gib", 1073741824.0},
+               {"t", 1099511627776.0},
+               {"tib", 1099511627776.0},
+               {"kb", 1e3},
+               {"mb", 1e6},
+               {"gb", 1e9},
+               {"tb", 1e12}};
+  char unit[8] = {0};
+  size_t n = 0;
+  while (end[n] && !isspace((unsigned char)end[n]) && n < sizeof(unit) - 1) {
+    unit[n] = (char)tolower((unsigned char)end[n]);
+    ++n;
+  }
+  if (end[n] && !isspace((unsigned char)end[n]))
+    return -1;
+  for (size_t i = 0; i < sizeof(Units) / sizeof(Units[0]); ++i)
+    if (!strcmp(unit, Units[i].u)) {
+      double b = v * Units[i].m;
+      if (!(b < 18446744073709551616.0))
+        return -1;
+      *out = (uint64_t)b;
+      return 0;
+    }
+  return -1;
+}
+
+static unsigned char BudgetFromEnv[HMPLACE_KIND_COUNT];
+
+int hm_budget_from_env(int k) { return BudgetFromEnv[k]; }
+
+void hm_read_budget_env(void) {
+  const char *env = getenv("HMPLACE_BUDGET");
+  if (!env)
+    return;
+  const char *p = env;
+  while (*p) {
+    const char *item = p;
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    const char *eq = memchr(item, '=', len);
+    int k = eq ? hm_kind_by_name(item, (size_t)(eq - item)) : -1;
+    char val[64];
+    uint64_t bytes;
+    size_t vlen = eq ? len - (size_t)(eq + 1 - item) : 0;
+    if (k >= 0 && vlen < sizeof(val)) {
+      memcpy(val, eq + 1, vlen);
+      val[vlen] = 0;
+    }
+    if (k < 0 || vlen >= sizeof(val) || hm_parse_size(val, &bytes) != 0) {
+      fprintf(stderr,
+              "hmplace: warning: ignoring '%.*s' in HMPLACE_BUDGET; expected "
+              "KIND=SIZE, e.g. HBW=16GiB\n",
+              (int)len, item);
+    } else {
+      hm_store_budget(k, bytes);
+      BudgetFromEnv[k] = 1;
+    }
+    p = comma ? comma + 1 : p + len;
+  }
+}
+
+/*--- live block tracking (report mode only) -------------------------------*/
+
+int hm_tracking;
+
+struct blk {
+  void *p;
+  size_t n;
+  struct blk *next;
+};
+enum { NBUCKETS = 4096 };
+static struct blk *Buckets[NBUCKETS];
+static pthread_mutex_t TrackLock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t bucket(void *p) {
+  uintptr_t v = (uintptr_t)p >> 4;
+  return (v ^ (v >> 12) ^ (v >> 24)) % NBUCKETS;
+}
+
+void hm_track_alloc_slow(void *p, size_t n) {
+  struct blk *b = malloc(sizeof *b);
+  if (!b)
+    return;
+  b->p = p;
+  b->n = n;
+  pthread_mutex_lock(&TrackLock);
+  size_t h = bucket(p);
+  b->next = Buckets[h];
+  Buckets[h] = b;
+  pthread_mutex_unlock(&TrackLock);
+}
+
+void hm_track_free_slow(void *p) {
+  pthread_mutex_lock(&TrackLock);
+  struct blk **pp = &Buckets[bucket(p)];
+  while (*pp && (*pp)->p != p)
+    pp = &(*pp)->next;
+  struct blk *b = *pp;
+  if (b)
+    *pp = b->next;
+  pthread_mutex_unlock(&TrackLock);
+  free(b);
+}
+
+/*--- the report
+ * ---------------------------------------------------------------*/
+
+enum { MAXNODES = 64 };
+struct residency {
+  uint64_t pages[MAXNODES]; /* by node */
+  uint64_t untouched, blocks;
+};
+
+static void residency_of(int kind, struct residency *r) {
+  memset(r, 0, sizeof(*r));
+  long page = sysconf(_SC_PAGESIZE);
+  enum { BATCH = 1024 };
+  void *pages[BATCH];
+  int status[BATCH];
+  for (size_t h = 0; h < NBUCKETS; ++h)
+    for (struct blk *b = Buckets[h]; b; b = b->next) {
+      if (hmplace_owner(b->p) != kind + 1)
+        continue;
+      ++r->blocks;
+      uintptr_t a = (uintptr_t)b->p & ~(uintptr_t)(page - 1);
+      uintptr_t end = (uintptr_t)b->p + b->n;
+      while (a < end) {
+        int cnt = 0;
+        for (; cnt < BATCH && a < end; ++cnt, a += (uintptr_t)page)
+          pages[cnt] = (void *)a;
+        if (move_pages(0, (unsigned long)cnt, pages, NULL, status, 0) != 0)
+          continue;
+        for (int i = 0; i < cnt; ++i) {
+          if (status[i] >= 0 && status[i] < MAXNODES)
+            r->pages[status[i]]++;
+          else
+            r->untouched++;
+        }
+      }
+    }
+}
+
+static const char *human(uint64_t b, char *buf, size_t n) {
+  static const char *U[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = (double)b;
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  if (u == 0)
+    snprintf(buf, n, "%llu B", (unsigned long long)b);
+  else
+    snprintf(buf, n, "%.1f %s", v, U[u]);
+  return buf;
+}
+
+static char *JsonPath;
+
+static void report_text(FILE *f) {
+  fprintf(f, "hmplace: placement report (pid %d)%s\n", (int)getpid(),
+          getenv("HMPLACE") && !strcmp(getenv("HMPLACE"), "off")
+              ? " [HMPLACE=off: nothing placed]"
+              : "");
+  fprintf(f, "hmplace: %-30s %8s %11s %11s %11s %9s  %s\n", "kind", "allocs",
+          "bytes", "peak live", "live", "fallbacks", "live pages by node");
+  int any = 0;
+  for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
+    struct hmplace_stats s;
+    hmplace_get_stats((enum hmplace_kind)k, &s);
+    if (!s.allocs && !s.fallbacks)
+      continue;
+    any = 1;
+    struct residency r;
+    residency_of(k, &r);
+    char b1[32], b2[32], b3[32];
+    fprintf(f, "hmplace: %-30s %8llu %11s %11s %11s %9llu  ",
+            hmplace_kind_name((enum hmplace_kind)k),
+            (unsigned long long)s.allocs, human(s.bytes, b1, sizeof b1),
+            human(s.peak, b2, sizeof b2), human(s.live, b3, sizeof b3),
+            (unsigned long long)s.fallbacks);
+    int printed = 0;
+    for (int n = 0; n < MAXNODES; ++n)
+      if (r.pages[n]) {
+        fprintf(f, "%snode%d:%llu", printed ? " " : "", n,
+                (unsigned long long)r.pages[n]);
+        printed = 1;
+      }
+    if (r.untouched)
+      fprintf(f, "%suntouched:%llu", printed ? " " : "",
+              (unsigned long long)r.untouched);
+    else if (!printed)
+      fputc('-', f);
+    fputc('\n', f);
+  }
+  if (!any)
+    fprintf(f, "hmplace: no planned allocation ran\n");
+}
+
+static void report_json(FILE *f) {
+  fprintf(f, "{\"pid\": %d, \"off\": %s, \"kinds\": [", (int)getpid(),
+          getenv("HMPLACE") && !strcmp(getenv("HMPLACE"), "off") ? "true"
+                                                                 : "false");
+  int first = 1;
+  for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
+    struct hmplace_stats s;
+    hmplace_get_stats((enum hmplace_kind)k, &s);
+    if (!s.allocs && !s.fallbacks)
+      continue;
+    struct residency r;
+    residency_of(k, &r);
+    fprintf(f,
+            "%s\n  {\"kind\": \"%s\", \"available\": %d, \"allocs\": %llu, "
+            "\"bytes\": %llu, \"peak_live\": %llu, \"live\": %llu, "
+            "\"fallbacks\": %llu, \"live_blocks\": %llu, \"pages_by_node\": "
+            "{",
+            first ? "" : ",", hmplace_kind_name((enum hmplace_kind)k),
+            s.available, (unsigned long long)s.allocs,
+            (unsigned long long)s.bytes, (unsigned long long)s.peak,
+            (unsigned long long)s.live, (unsigned long long)s.fallbacks,
+            (unsigned long long)r.blocks);
+    int pf = 1;
+    for (int n = 0; n < MAXNODES; ++n)
+      if (r.pages[n]) {
+        fprintf(f, "%s\"%d\": %llu", pf ? "" : ", ", n,
+                (unsigned long long)r.pages[n]);
+        pf = 0;
+      }
+    fprintf(f, "}, \"untouched_pages\": %llu}",
+            (unsigned long long)r.untouched);
+    first = 0;
+  }
+  fprintf(f, "\n]}\n");
+}
+
+void hmplace_report(void) {
+  pthread_mutex_lock(&TrackLock);
+  if (JsonPath) {
+    FILE *f = fopen(JsonPath, "w");
+    if (!f) {
+      fprintf(stderr, "hmplace: error: cannot write report to '%s': %s\n",
+              JsonPath, strerror(errno));
+    } else {
+      report_json(f);
+      fclose(f);
+    }
+  } else {
+    report_text(stderr);
+  }
+  pthread_mutex_unlock(&TrackLock);
+}
+
+void hm_report_init(void) {
+  const char *r = getenv("HMPLACE_REPORT");
+  if (!r || !*r || !strcmp(r, "0"))
+    return;
+  if (!strncmp(r, "json:", 5)) {
+    JsonPath = strdup(r + 5);
+  } else if (strcmp(r, "1") && strcmp(r, "text")) {
+    fprintf(stderr,
+            "hmplace: warning: HMPLACE_REPORT='%s' not understood; "
+            "use 1 or json:PATH\n",
+            r);
+    return;
+  }
+  hm_tracking = 1;
+  atexit(hmplace_report);
+}
