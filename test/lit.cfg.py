@@ -1,6 +1,7 @@
 # lit configuration for HmPlace: substitutions for the project's tools, the
 # runtime's include/lib paths, clang 19 and LLVM's test utilities.
 import os
+import sys
 import lit.formats
 from lit.llvm.subst import ToolSubst
 
@@ -27,6 +28,12 @@ def tool(name):
 # Longer names first: lit substitutes in order, and %hmplan prefixes others.
 config.substitutions.append(("%hmplan_fuzz", tool("hmplan-fuzz")))
 config.substitutions.append(("%hmplan", tool("hmplan")))
+config.substitutions.append(("%hmrewrite", tool("hmrewrite")))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
+    ("%apply_replacements", os.path.join(tools, "clang-apply-replacements")))
+config.substitutions.append(
+    ("%examples", os.path.join(config.hmplace_src_root, "examples")))
 # Runtime: headers, and three ways to link it.
 rt_inc = os.path.join(config.hmplace_src_root, "runtime", "include")
 libdir = os.path.join(config.hmplace_obj_root, "lib")

@@ -106,6 +106,11 @@ std::string normalizePath(StringRef Path, StringRef BaseDir) {
   return std::string(P);
 }
 
+SourcePos makeSourcePos(StringRef Dir, StringRef File, unsigned Line,
+                        unsigned Column) {
+  return {normalizePath(File, Dir), Line, Column};
+}
+
 static bool componentsEqual(StringRef A, StringRef B, bool IgnoreCase) {
   return IgnoreCase ? A.equals_insensitive(B) : A == B;
 }

@@ -62,6 +62,15 @@ struct CallContext {
   std::string CompileDir;
 };
 
+/// The key of a call as both front ends compute it: \p File as the compiler
+/// names it (relative paths are relative to \p Dir, the compile command's
+/// directory), the 1-based line, and the 1-based byte column where the call
+/// expression begins. For a call written through a macro, the position is the
+/// macro's use (clang's expansion location, which is also what debug
+/// locations record).
+SourcePos makeSourcePos(llvm::StringRef Dir, llvm::StringRef File,
+                        unsigned Line, unsigned Column);
+
 /// Normalise a path the way site keys compare them: made absolute against
 /// \p BaseDir when relative, `.`/`..` removed, no symlink resolution (the
 /// compiler's view of the path is what users see in diagnostics).

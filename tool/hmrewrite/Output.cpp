@@ -1,0 +1,269 @@
+//===- Output.cpp - show, write or export hmrewrite's edits ---------------===//
+//
+// The diff is computed from the edits themselves rather than by a generic
+// text diff: every replacement names the old lines it touches, so hunks are
+// exact and the work is linear in the file size.
+//
+//===----------------------------------------------------------------------===//
+#include "Output.h"
+
+#include "clang/Tooling/DiagnosticsYaml.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA1.h"
+#include "llvm/Support/YAMLTraits.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace hmplace {
+
+static std::string displayPath(StringRef Abs) {
+  SmallString<256> Cwd;
+  if (!sys::fs::current_path(Cwd)) {
+    StringRef Rel = Abs;
+    if (Rel.consume_front(Cwd) && Rel.consume_front("/"))
+      return Rel.str();
+  }
+  return Abs.str();
+}
+
+static Expected<std::string> newContent(StringRef File,
+                                        const tooling::Replacements &Reps,
+                                        std::string &Old) {
+  auto Buf = MemoryBuffer::getFile(File);
+  if (!Buf)
+    return createStringError(Buf.getError(), "cannot read: %s",
+                             Buf.getError().message().c_str());
+  Old = (*Buf)->getBuffer().str();
+  return tooling::applyAllReplacements(Old, Reps);
+}
+
+/// Line starts of \p T (a final line without '\n' counts).
+static std::vector<size_t> lineStarts(StringRef T) {
+  std::vector<size_t> S{0};
+  for (size_t I = 0; I < T.size(); ++I)
+    if (T[I] == '\n' && I + 1 < T.size())
+      S.push_back(I + 1);
+  return S;
+}
+
+static unsigned lineOf(const std::vector<size_t> &Starts, size_t Off) {
+  return unsigned(std::upper_bound(Starts.begin(), Starts.end(), Off) -
+                  Starts.begin() - 1);
+}
+
+static void splitLines(StringRef T, SmallVectorImpl<StringRef> &Out) {
+  while (!T.empty()) {
+    auto [L, R] = T.split('\n');
+    Out.push_back(L);
+    T = R;
+  }
+}
+
+static void diffFile(StringRef File, StringRef Old,
+                     const tooling::Replacements &Reps, raw_ostream &OS) {
+  const unsigned Ctx = 3;
+  std::vector<size_t> Starts = lineStarts(Old);
+  unsigned NLines = Starts.size();
+  auto LineEnd = [&](unsigned L) {
+    return L + 1 < NLines ? Starts[L + 1] : Old.size();
+  };
+  // Blocks of old lines that edits touch (edits on one line share a block).
+  struct Block {
+    unsigned A, B;
+  };
+  std::vector<Block> Blocks;
+  for (const tooling::Replacement &R : Reps) {
+    unsigned A = lineOf(Starts, R.getOffset());
+    unsigned B =
+        R.getLength() ? lineOf(Starts, R.getOffset() + R.getLength() - 1) : A;
+    if (!Blocks.empty() && A <= Blocks.back().B + 1)
+      Blocks.back().B = std::max(Blocks.back().B, B);
+    else
+      Blocks.push_back({A, B});
+  }
+  auto NewLines = [&](const Block &Bl, SmallVectorImpl<StringRef> &Out,
+                      std::string &Storage) {
+    size_t Begin = Starts[Bl.A], End = LineEnd(Bl.B);
+    tooling::Replacements Local;
+    for (const tooling::Replacement &R : Reps)
+      if (R.getOffset() >= Begin && R.getOffset() + R.getLength() <= End)
+        cantFail(Local.add(tooling::Replacement(
+            "", R.getOffset() - Begin, R.getLength(), R.getReplacementText())));
+    Storage =
+        cantFail(tooling::applyAllReplacements(Old.slice(Begin, End), Local));
+    splitLines(Storage, Out);
+  };
+  auto OldLines = [&](unsigned A, unsigned B, SmallVectorImpl<StringRef> &Out) {
+    if (A <= B)
+      splitLines(Old.slice(Starts[A], LineEnd(B)), Out);
+  };
+  std::string P = displayPath(File);
+  OS << "--- a/" << P << "\n+++ b/" << P << "\n";
+  int Delta = 0;
+  for (size_t H = 0; H < Blocks.size();) {
+    // A hunk: blocks whose gaps are at most two contexts wide.
+    size_t E = H + 1;
+    while (E < Blocks.size() && Blocks[E].A <= Blocks[E - 1].B + 2 * Ctx + 1)
+      ++E;
+    unsigned CA = Blocks[H].A >= Ctx ? Blocks[H].A - Ctx : 0;
+    unsigned CB = std::min(NLines - 1, Blocks[E - 1].B + Ctx);
+    std::string Body;
+    raw_string_ostream BS(Body);
+    unsigned OldLen = 0, NewLen = 0, Cursor = CA;
+    for (size_t I = H; I < E; ++I) {
+      SmallVector<StringRef, 8> Ctxt, Minus, Plus;
+      std::string Storage;
+      OldLines(Cursor, Blocks[I].A - 1, Ctxt);
+      if (Blocks[I].A == 0)
+        Ctxt.clear();
+      OldLines(Blocks[I].A, Blocks[I].B, Minus);
+      NewLines(Blocks[I], Plus, Storage);
+      for (StringRef L : Ctxt)
+        BS << " " << L << "\n";
+      for (StringRef L : Minus)
+        BS << "-" << L << "\n";
+      for (StringRef L : Plus)
+        BS << "+" << L << "\n";
+      OldLen += Ctxt.size() + Minus.size();
+      NewLen += Ctxt.size() + Plus.size();
+      Delta += int(Plus.size()) - int(Minus.size());
+      Cursor = Blocks[I].B + 1;
+    }
+    SmallVector<StringRef, 8> Tail;
+    if (Cursor <= CB)
+      OldLines(Cursor, CB, Tail);
+    for (StringRef L : Tail)
+      BS << " " << L << "\n";
+    OldLen += Tail.size();
+    NewLen += Tail.size();
+    int NewStart = int(CA + 1) + Delta - (int(NewLen) - int(OldLen));
+    OS << "@@ -" << CA + 1 << "," << OldLen << " +" << NewStart << "," << NewLen
+       << " @@\n"
+       << Body;
+    H = E;
+  }
+}
+
+bool printDiff(const RewriteSession &S, raw_ostream &OS, DiagEngine &D) {
+  bool OK = true;
+  for (const auto &[File, Reps] : S.edits()) {
+    std::string Old;
+    Expected<std::string> New = newContent(File, Reps, Old);
+    if (!New) {
+      D.report(File, Severity::Error, toString(New.takeError()));
+      OK = false;
+      continue;
+    }
+    if (*New != Old)
+      diffFile(File, Old, Reps, OS);
+  }
+  return OK;
+}
+
+bool writeInPlace(const RewriteSession &S, DiagEngine &D) {
+  bool OK = true;
+  for (const auto &[File, Reps] : S.edits()) {
+    std::string Old;
+    Expected<std::string> New = newContent(File, Reps, Old);
+    if (!New) {
+      D.report(File, Severity::Error, toString(New.takeError()));
+      OK = false;
+      continue;
+    }
+    if (*New == Old)
+      continue;
+    // Write beside the file, then rename over it: readers and a crash see
+    // either the old or the new content, never a mix.
+    SmallString<256> Tmp;
+    int FD;
+    std::string Model = File + ".hmrewrite-%%%%%%";
+    if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Tmp)) {
+      D.report(File, Severity::Error, "cannot write: " + EC.message());
+      OK = false;
+      continue;
+    }
+    {
+      raw_fd_ostream Out(FD, /*shouldClose=*/true);
+      Out << *New;
+      Out.close();
+      if (Out.has_error()) {
+        D.report(File, Severity::Error,
+                 "cannot write: " + Out.error().message());
+        Out.clear_error();
+        sys::fs::remove(Tmp);
+        OK = false;
+        continue;
+      }
+    }
+    if (auto Perm = sys::fs::getPermissions(File))
+      sys::fs::setPermissions(Tmp, *Perm);
+    if (std::error_code EC = sys::fs::rename(Tmp, File)) {
+      D.report(File, Severity::Error, "cannot replace: " + EC.message());
+      sys::fs::remove(Tmp);
+      OK = false;
+    }
+  }
+  return OK;
+}
+
+bool exportFixes(const RewriteSession &S, StringRef Dir, DiagEngine &D) {
+  if (std::error_code EC = sys::fs::create_directories(Dir)) {
+    D.report(Dir, Severity::Error, "cannot create: " + EC.message());
+    return false;
+  }
+  bool OK = true;
+  for (const auto &[File, Reps] : S.edits()) {
+    tooling::TranslationUnitDiagnostics TUD;
+    TUD.MainSourceFile = File;
+    tooling::DiagnosticMessage Msg("hmrewrite: place allocation sites");
+    Msg.FilePath = File;
+    Msg.FileOffset = Reps.empty() ? 0 : Reps.begin()->getOffset();
+    Msg.Fix[File] = Reps;
+    TUD.Diagnostics.emplace_back(
+        "hmrewrite", Msg, SmallVector<tooling::DiagnosticMessage, 1>(),
+        tooling::Diagnostic::Warning, sys::path::parent_path(File));
+    // One file per source, named so that two a.c in different directories
+    // do not collide.
+    SmallString<256> Out(Dir);
+    std::string Hash = toHex(SHA1::hash(arrayRefFromStringRef(File)));
+    sys::path::append(Out, sys::path::filename(File) + "-" +
+                               Hash.substr(0, 12) + ".yaml");
+    std::error_code EC;
+    raw_fd_ostream OS(Out, EC, sys::fs::OF_Text);
+    if (EC) {
+      D.report(Out, Severity::Error, "cannot write: " + EC.message());
+      OK = false;
+      continue;
+    }
+    yaml::Output Y(OS);
+    Y << TUD;
+  }
+  return OK;
+}
+
+void printSiteList(const RewriteSession &S, StringRef Kind, raw_ostream &OS) {
+  OS << "version: 1\n";
+  std::vector<const CallRecord *> Sites = S.allocationSites();
+  if (Sites.empty()) {
+    OS << "sites: []\n";
+    return;
+  }
+  OS << "sites:\n";
+  for (const CallRecord *C : Sites) {
+    OS << "  - site: " << displayPath(C->Key.File) << ":" << C->Key.Line << ":"
+       << C->Key.Column << "\n    kind: " << Kind << "\n    note: \""
+       << C->Fn->Name;
+    if (!C->Enclosing.empty())
+      OS << " in " << C->Enclosing;
+    if (!C->Macro.empty())
+      OS << ", through macro " << C->Macro;
+    if (C->AlreadyPlaced)
+      OS << ", already rewritten";
+    OS << "\"\n";
+  }
+}
+
+} // namespace hmplace

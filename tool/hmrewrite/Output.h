@@ -1,0 +1,26 @@
+//===- Output.h - show, write or export hmrewrite's edits -------*- C++ -*-===//
+#ifndef HMPLACE_HMREWRITE_OUTPUT_H
+#define HMPLACE_HMREWRITE_OUTPUT_H
+
+#include "Rewrite.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace hmplace {
+
+/// Unified diff of every edited file (a/ and b/ prefixes on the paths as
+/// given, relative to the current directory when below it).
+bool printDiff(const RewriteSession &S, llvm::raw_ostream &OS, DiagEngine &D);
+/// Rewrite files in place; each through a temporary file and a rename, so a
+/// failure leaves the original intact.
+bool writeInPlace(const RewriteSession &S, DiagEngine &D);
+/// clang-tidy style Diagnostics YAML, one file per edited source, for
+/// clang-apply-replacements.
+bool exportFixes(const RewriteSession &S, llvm::StringRef Dir, DiagEngine &D);
+/// A plan skeleton with every allocation site, targeting \p Kind.
+void printSiteList(const RewriteSession &S, llvm::StringRef Kind,
+                   llvm::raw_ostream &OS);
+
+} // namespace hmplace
+
+#endif

@@ -1,0 +1,482 @@
+//===- Rewrite.cpp - find allocation calls and plan their rewrite ---------===//
+//
+// Two phases. While each translation unit is parsed, calls are recorded as
+// plain data (site key, file offsets for the edit, macro context): the AST is
+// gone once the TU ends, and placement rules look at all calls of all files
+// at once (SiteMatcher). finish() then decides and emits Replacements.
+//
+//===----------------------------------------------------------------------===//
+#include "Rewrite.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace hmplace {
+
+namespace {
+
+/// The runtime entry that a rewritten call uses, mapped back to the C
+/// function it replaced (so rewritten sources are recognised as placed).
+static const AllocFn *findPlacedFn(StringRef Name) {
+  for (const char *C :
+       {"malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign",
+        "memalign", "valloc", "strdup", "strndup"}) {
+    const AllocFn *F = findAllocFn(C);
+    if (Name == F->Placed)
+      return F;
+  }
+  return nullptr;
+}
+
+class CallCollector : public RecursiveASTVisitor<CallCollector> {
+public:
+  CallCollector(ASTContext &Ctx, StringRef Dir, std::vector<CallRecord> &Out)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Dir(Dir), Out(Out) {}
+
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    const FunctionDecl *Saved = CurFn;
+    CurFn = FD;
+    bool R = RecursiveASTVisitor::TraverseFunctionDecl(FD);
+    CurFn = Saved;
+    return R;
+  }
+
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier())
+      return true;
+    StringRef Name = FD->getName();
+    const AllocFn *Fn = findAllocFn(Name);
+    bool Already = false;
+    unsigned Args = Fn ? Fn->NumArgs : 0;
+    if (!Fn && (Fn = findPlacedFn(Name))) {
+      Already = true;
+      Args = Fn->NumArgs + 1; // the kind comes first
+    } else if (!Fn && Name == findAllocFn("realloc")->Dispatch) {
+      // A realloc that an earlier run turned into the dispatching version
+      // is still the same allocation site.
+      Fn = findAllocFn("realloc");
+      Already = true;
+      Args = Fn->NumArgs;
+    }
+    if (!Fn || CE->getNumArgs() != Args)
+      return true;
+    // The C library function (or std::), not a user function of that name
+    // in some namespace or class.
+    const DeclContext *DC = FD->getDeclContext()->getRedeclContext();
+    if (!(FD->isExternC() || FD->isInStdNamespace() || DC->isTranslationUnit()))
+      return true;
+    record(CE, Fn, Already);
+    return true;
+  }
+
+private:
+  unsigned offsetOf(SourceLocation L) const { return SM.getFileOffset(L); }
+
+  /// The file position where text inserted goes right before the token at
+  /// \p L: through macro arguments to where they are written, and out of
+  /// macro uses that start at \p L (`malloc(SIZE)`, `F(malloc(SIZE))`).
+  /// Invalid if \p L is in the middle of a macro body.
+  SourceLocation insertionLoc(SourceLocation L) const {
+    while (L.isMacroID()) {
+      if (SM.isMacroArgExpansion(L))
+        L = SM.getImmediateSpellingLoc(L);
+      else if (Lexer::isAtStartOfMacroExpansion(L, SM, Ctx.getLangOpts()))
+        L = SM.getImmediateExpansionRange(L).getBegin();
+      else
+        return SourceLocation();
+    }
+    return L;
+  }
+
+  void record(CallExpr *CE, const AllocFn *Fn, bool Already) {
+    CallRecord R;
+    R.Fn = Fn;
+    R.AlreadyPlaced = Already;
+    R.CompileDir = Dir.str();
+    if (CurFn && CurFn->getIdentifier())
+      R.Enclosing = CurFn->getName().str();
+    // The key: where the call begins, at its macro use if written through
+    // one, in presumed coordinates (#line), exactly as debug info records it.
+    SourceLocation Begin = CE->getBeginLoc();
+    PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(Begin));
+    if (PL.isInvalid())
+      return;
+    R.Key = makeSourcePos(Dir, PL.getFilename(), PL.getLine(), PL.getColumn());
+
+    // Where an edit would go.
+    const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
+    SourceLocation CB = Callee->getBeginLoc(), CEnd = Callee->getEndLoc();
+    SourceLocation EditB, EditE;
+    bool InArg = false;
+    if (CB.isFileID() && CEnd.isFileID()) {
+      EditB = CB;
+      EditE = CEnd;
+    } else if (SM.isMacroArgExpansion(CB) && SM.isMacroArgExpansion(CEnd) &&
+               SM.getSpellingLoc(CB).isFileID()) {
+      EditB = SM.getSpellingLoc(CB);
+      EditE = SM.getSpellingLoc(CEnd);
+      InArg = true;
+    } else {
+      R.Edit = CallRecord::InMacroBody;
+      R.Macro = Lexer::getImmediateMacroName(CB, SM, Ctx.getLangOpts()).str();
+      EditB = SM.getSpellingLoc(CB);
+      EditE = SM.getSpellingLoc(CEnd);
+    }
+    FileID FID = SM.getFileID(EditB);
+    if (SM.isInSystemHeader(EditB) || SM.isInSystemMacro(CB)) {
+      R.Edit = CallRecord::InSystemHeader;
+    } else if (FID != SM.getMainFileID() && R.Edit == CallRecord::Editable) {
+      R.Edit = CallRecord::InOtherFile;
+    }
+    if (SM.getFileID(EditE) != FID) {
+      R.Edit = CallRecord::InMacroBody; // callee spans a macro boundary
+    } else if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
+      R.EditFile = normalizePath(FE->getName(), Dir);
+      R.CalleeOffset = offsetOf(EditB);
+      R.CalleeLength = offsetOf(EditE) - R.CalleeOffset +
+                       Lexer::MeasureTokenLength(EditE, SM, Ctx.getLangOpts());
+    }
+    // The kind goes before the first argument, in the same context as the
+    // callee: a file position, or the same macro argument's spelling.
+    if (!Already && R.Edit == CallRecord::Editable) {
+      SourceLocation AL = insertionLoc(CE->getArg(0)->getBeginLoc());
+      (void)InArg;
+      if (AL.isValid() && AL.isFileID() && SM.getFileID(AL) == FID &&
+          offsetOf(AL) >= R.CalleeOffset + R.CalleeLength) {
+        R.HaveArgOffset = true;
+        R.ArgOffset = offsetOf(AL);
+      } else {
+        R.Edit = CallRecord::InMacroBody;
+      }
+    }
+    Out.push_back(std::move(R));
+  }
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  StringRef Dir;
+  std::vector<CallRecord> &Out;
+  const FunctionDecl *CurFn = nullptr;
+};
+
+/// Records the main file's top-level #include lines and whether it already
+/// includes the runtime header.
+class IncludeTracker : public PPCallbacks {
+public:
+  IncludeTracker(SourceManager &SM, MainFileInfo &Info) : SM(SM), Info(Info) {}
+
+  void InclusionDirective(SourceLocation Hash, const Token &, StringRef Name,
+                          bool, CharSourceRange Range, OptionalFileEntryRef,
+                          StringRef, StringRef, const Module *, bool,
+                          SrcMgr::CharacteristicKind) override {
+    if (!SM.isWrittenInMainFile(Hash))
+      return;
+    if (Name == "hmplace.h")
+      Info.IncludesRuntime = true;
+    if (Depth == 0)
+      Info.LastIncludeLine = SM.getSpellingLineNumber(Range.getEnd());
+  }
+  void If(SourceLocation L, SourceRange, ConditionValueKind) override {
+    enter(L);
+  }
+  void Ifdef(SourceLocation L, const Token &,
+             const MacroDefinition &) override {
+    enter(L);
+  }
+  void Ifndef(SourceLocation L, const Token &,
+              const MacroDefinition &) override {
+    enter(L);
+  }
+  void Endif(SourceLocation L, SourceLocation) override {
+    if (SM.isWrittenInMainFile(L) && Depth > 0)
+      --Depth;
+  }
+
+private:
+  void enter(SourceLocation L) {
+    if (SM.isWrittenInMainFile(L))
+      ++Depth;
+  }
+  SourceManager &SM;
+  MainFileInfo &Info;
+  int Depth = 0;
+};
+
+class CollectAction : public ASTFrontendAction {
+public:
+  explicit CollectAction(RewriteSession &S) : S(S) {}
+
+  bool BeginSourceFileAction(CompilerInstance &CI) override {
+    CI.getPreprocessor().addPPCallbacks(
+        std::make_unique<IncludeTracker>(CI.getSourceManager(), Info));
+    return true;
+  }
+
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 StringRef) override {
+    struct Consumer : ASTConsumer {
+      CollectAction &A;
+      explicit Consumer(CollectAction &A) : A(A) {}
+      void HandleTranslationUnit(ASTContext &Ctx) override {
+        CallCollector(Ctx, A.Dir, A.Calls).TraverseAST(Ctx);
+      }
+    };
+    auto CWD =
+        CI.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory();
+    Dir = CWD ? *CWD : std::string();
+    return std::make_unique<Consumer>(*this);
+  }
+
+  void EndSourceFileAction() override {
+    CompilerInstance &CI = getCompilerInstance();
+    SourceManager &SM = CI.getSourceManager();
+    OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+    std::string Path = Main ? normalizePath(Main->getName(), Dir) : "";
+    // A file that does not compile is not touched at all.
+    if (CI.getDiagnostics().hasErrorOccurred()) {
+      S.markFailed(Path);
+      return;
+    }
+    Info.Path = Path;
+    S.addTU(std::move(Calls), std::move(Info));
+  }
+
+private:
+  RewriteSession &S;
+  std::string Dir;
+  std::vector<CallRecord> Calls;
+  MainFileInfo Info;
+};
+
+} // namespace
+
+std::unique_ptr<tooling::FrontendActionFactory>
+RewriteSession::actionFactory() {
+  struct Factory : tooling::FrontendActionFactory {
+    RewriteSession &S;
+    explicit Factory(RewriteSession &S) : S(S) {}
+    std::unique_ptr<FrontendAction> create() override {
+      return std::make_unique<CollectAction>(S);
+    }
+  };
+  return std::make_unique<Factory>(*this);
+}
+
+void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
+  for (CallRecord &C : TUCalls) {
+    // A call in a header is seen once per TU that includes it.
+    if (!SeenCalls
+             .insert({C.Key.File + ":" + std::to_string(C.Key.Line) + ":" +
+                          std::to_string(C.Key.Column) + "@" + C.EditFile,
+                      C.CalleeOffset})
+             .second)
+      continue;
+    Calls.push_back(std::move(C));
+  }
+  MainFiles[Info.Path] = std::move(Info);
+}
+
+std::vector<const CallRecord *> RewriteSession::allocationSites() const {
+  std::vector<const CallRecord *> Out;
+  for (const CallRecord &C : Calls)
+    if (C.Fn->allocates())
+      Out.push_back(&C);
+  llvm::sort(Out, [](const CallRecord *A, const CallRecord *B) {
+    return std::tie(A->Key.File, A->Key.Line, A->Key.Column) <
+           std::tie(B->Key.File, B->Key.Line, B->Key.Column);
+  });
+  return Out;
+}
+
+void RewriteSession::warnAt(const CallRecord &C, const Twine &Msg) {
+  D.report(
+      (C.Key.File + ":" + Twine(C.Key.Line) + ":" + Twine(C.Key.Column)).str(),
+      Severity::Warning, Msg);
+}
+
+void RewriteSession::addEdit(const std::string &File, unsigned Offset,
+                             unsigned Length, StringRef Text) {
+  tooling::Replacement R(File, Offset, Length, Text);
+  tooling::Replacements &Reps = Edits[File];
+  // The same edit twice (a macro argument expanded twice) is one edit.
+  for (const tooling::Replacement &Old : Reps)
+    if (Old == R)
+      return;
+  if (Error E = Reps.add(R)) {
+    D.report(File, Severity::Error,
+             "internal: overlapping edits: " + toString(std::move(E)));
+  }
+}
+
+static bool editableDispatch(const CallRecord &C,
+                             const std::map<std::string, MainFileInfo> &Main) {
+  return (C.Edit == CallRecord::Editable ||
+          C.Edit == CallRecord::InMacroBody) &&
+         !C.EditFile.empty() && Main.count(C.EditFile);
+}
+
+bool RewriteSession::finish() {
+  unsigned ErrorsBefore = D.errors();
+  std::vector<Placement> Decisions;
+  std::vector<int> CallIndex(Calls.size(), -1);
+  std::optional<SiteMatcher> M;
+  if (ThePlan) {
+    M.emplace(*ThePlan);
+    for (size_t I = 0; I < Calls.size(); ++I)
+      if (Calls[I].Fn->allocates()) {
+        CallContext Ctx;
+        Ctx.Frames.push_back(Calls[I].Key);
+        Ctx.CompileDir = Calls[I].CompileDir;
+        CallIndex[I] = int(M->addCall(std::move(Ctx)));
+      }
+    Decisions = M->resolve();
+  }
+
+  for (size_t I = 0; I < Calls.size(); ++I) {
+    const CallRecord &C = Calls[I];
+    const Placement *P = CallIndex[I] >= 0 ? &Decisions[CallIndex[I]] : nullptr;
+    bool Placed = P && P->State == Placement::Placed &&
+                  !P->Entry->To.isHeap() && !C.AlreadyPlaced;
+    if (P && P->State == Placement::Conflict)
+      warnAt(C, "not placed: " + P->Reason);
+    if (Placed) {
+      const KindInfo &K = *P->Entry->To.Kind;
+      const char *Why = nullptr;
+      switch (C.Edit) {
+      case CallRecord::Editable:
+        break;
+      case CallRecord::InMacroBody:
+        Why = "it is inside the body of a macro, which every use of the "
+              "macro shares";
+        break;
+      case CallRecord::InSystemHeader:
+        Why = "it is in a system header";
+        break;
+      case CallRecord::InOtherFile:
+        Why = "it is in a file that is not being rewritten (only the files "
+              "named on the command line are)";
+        break;
+      }
+      if (!Why && !MainFiles.count(C.EditFile))
+        Why = "its file is not being rewritten";
+      if (Why) {
+        warnAt(C, Twine("planned ") + C.Fn->Name + " (" + K.Name +
+                      ") not rewritten: " + Why +
+                      (C.Macro.empty() ? "" : " ('" + C.Macro + "')") +
+                      "; place it with HmPlace.so or edit the code");
+      } else {
+        addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Placed);
+        addEdit(C.EditFile, C.ArgOffset, 0, runtimeKindConstant(K) + ", ");
+        ++NumPlaced;
+        continue;
+      }
+    }
+    // Everything else that frees must dispatch: free, and realloc that is
+    // not placed (it keeps the block wherever it lives).
+    if (C.Fn->Dispatch && !C.AlreadyPlaced && editableDispatch(C, MainFiles)) {
+      addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Dispatch);
+      ++NumDispatch;
+    }
+  }
+  if (M)
+    M->reportUsage(D);
+
+  for (auto &[File, Reps] : Edits) {
+    auto It = MainFiles.find(File);
+    if (It == MainFiles.end() || It->second.IncludesRuntime || Reps.empty())
+      continue;
+    insertInclude(File, It->second, Reps.begin()->getOffset());
+  }
+  return D.errors() == ErrorsBefore;
+}
+
+/// Put `#include <hmplace.h>` on a blank file-level line after the last
+/// top-level #include (and before the first edit), so that no line moves;
+/// if there is none, on a new line after the last include.
+void RewriteSession::insertInclude(const std::string &File,
+                                   const MainFileInfo &Info,
+                                   unsigned FirstEdit) {
+  auto Buf = MemoryBuffer::getFile(File);
+  if (!Buf) {
+    D.report(File, Severity::Error, "cannot read: " + Buf.getError().message());
+    return;
+  }
+  StringRef Text = (*Buf)->getBuffer();
+  static constexpr llvm::StringLiteral Line = "#include <hmplace.h>";
+  // Start of the line after the last include.
+  size_t Pos = 0;
+  for (unsigned L = 1; L <= Info.LastIncludeLine && Pos < Text.size(); ++L) {
+    size_t NL = Text.find('\n', Pos);
+    Pos = NL == StringRef::npos ? Text.size() : NL + 1;
+  }
+  size_t AfterIncludes = Pos;
+  // Scan forward for a blank line at file scope: outside comments, strings,
+  // braces, and not continuing a directive with a backslash.
+  bool InBlock = false, InLine = false, PrevBackslash = false;
+  char Quote = 0;
+  int Depth = 0, PPDepth = 0;
+  size_t LineStart = Pos;
+  for (size_t I = Pos; I <= Text.size() && I <= FirstEdit; ++I) {
+    if (I == Text.size() || Text[I] == '\n') {
+      StringRef L = Text.slice(LineStart, I);
+      StringRef Dir = L.ltrim();
+      if (!InBlock && !PrevBackslash && Dir.consume_front("#")) {
+        Dir = Dir.ltrim();
+        if (Dir.starts_with("if"))
+          ++PPDepth; // #if, #ifdef, #ifndef
+        else if (Dir.starts_with("endif") && PPDepth > 0)
+          --PPDepth;
+      }
+      if (!InBlock && !Quote && Depth == 0 && PPDepth == 0 &&
+          L.trim().empty() && !PrevBackslash && I <= FirstEdit) {
+        addEdit(File, LineStart, L.size(), Line);
+        return;
+      }
+      PrevBackslash =
+          !L.rtrim(" \t\r").empty() && L.rtrim(" \t\r").back() == '\\';
+      InLine = false;
+      LineStart = I + 1;
+      continue;
+    }
+    char Ch = Text[I], Next = I + 1 < Text.size() ? Text[I + 1] : 0;
+    if (InLine)
+      continue;
+    if (InBlock) {
+      if (Ch == '*' && Next == '/')
+        InBlock = false, ++I;
+      continue;
+    }
+    if (Quote) {
+      if (Ch == '\\')
+        ++I;
+      else if (Ch == Quote)
+        Quote = 0;
+      continue;
+    }
+    if (Ch == '/' && Next == '*')
+      InBlock = true, ++I;
+    else if (Ch == '/' && Next == '/')
+      InLine = true;
+    else if (Ch == '"' || Ch == '\'')
+      Quote = Ch;
+    else if (Ch == '{')
+      ++Depth;
+    else if (Ch == '}')
+      --Depth;
+  }
+  addEdit(File, AfterIncludes, 0, (Line + "\n").str());
+}
+
+} // namespace hmplace

@@ -1,0 +1,109 @@
+//===- Rewrite.h - find allocation calls and plan their rewrite -*- C++ -*-===//
+///
+/// \file
+/// The work of hmrewrite, separate from its command line. A RewriteSession is
+/// handed to a ClangTool; for every translation unit it records each
+/// allocation and free call (with the file offsets an edit would need), and
+/// once all files were parsed it asks the plan's SiteMatcher what each call
+/// becomes and turns the answers into tooling::Replacements per file.
+///
+/// Policy (README "Macros and headers"):
+///  - Only the files named on the command line are edited.
+///  - A planned call written in a macro argument is rewritten where it is
+///    spelled. A planned call inside a macro body is not: the body is shared
+///    by every use of the macro. It is reported with the macro's name.
+///  - free/realloc inside a macro body of an edited file are rewritten in the
+///    body: the dispatching versions are right for every use.
+///  - Calls in system headers are never touched.
+///  - The `#include <hmplace.h>` takes the place of a blank line after the
+///    include block, so no line moves: plan keys, profiles and debug info
+///    refer to the same lines before and after rewriting.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMREWRITE_REWRITE_H
+#define HMPLACE_HMREWRITE_REWRITE_H
+
+#include "plan/AllocFns.h"
+#include "plan/Plan.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+#include "clang/Tooling/Tooling.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace hmplace {
+
+/// One call of an allocation or free function, as recorded from a TU.
+struct CallRecord {
+  const AllocFn *Fn = nullptr;
+  bool AlreadyPlaced = false; ///< a hmplace_* call (rewritten before)
+  SourcePos Key;              ///< the site key (expansion position)
+  std::string CompileDir;
+  /// Where an edit would go (spelling positions), if the call can be edited.
+  enum EditState { Editable, InMacroBody, InSystemHeader, InOtherFile };
+  EditState Edit = Editable;
+  std::string EditFile;
+  unsigned CalleeOffset = 0, CalleeLength = 0;
+  bool HaveArgOffset = false;
+  unsigned ArgOffset = 0;
+  std::string Macro;     ///< macro whose body holds the call
+  std::string Enclosing; ///< function the call is in
+};
+
+/// What the include insertion needs to know about an edited main file.
+struct MainFileInfo {
+  std::string Path;
+  bool IncludesRuntime = false;
+  unsigned LastIncludeLine = 0; ///< 1-based line of the last top-level include
+};
+
+class RewriteSession {
+public:
+  RewriteSession(const Plan *P, DiagEngine &D) : ThePlan(P), D(D) {}
+
+  /// Factory for ClangTool::run.
+  std::unique_ptr<clang::tooling::FrontendActionFactory> actionFactory();
+
+  /// Decide every recorded call and compute the edits. Returns false if
+  /// anything is an error (under --strict, warnings too).
+  bool finish();
+
+  /// Edits per absolute file path (only for files that compiled).
+  const std::map<std::string, clang::tooling::Replacements> &edits() const {
+    return Edits;
+  }
+  /// Files that did not compile (not edited).
+  const std::set<std::string> &failedFiles() const { return Failed; }
+  /// Every allocation call found, in file order (for --list-sites).
+  std::vector<const CallRecord *> allocationSites() const;
+  /// Number of calls placed / dispatched, for the summary line.
+  unsigned placedCount() const { return NumPlaced; }
+  unsigned dispatchCount() const { return NumDispatch; }
+
+  // Called by the per-TU action.
+  void addTU(std::vector<CallRecord> Calls, MainFileInfo Info);
+  void markFailed(llvm::StringRef File) { Failed.insert(File.str()); }
+
+private:
+  void addEdit(const std::string &File, unsigned Offset, unsigned Length,
+               llvm::StringRef Text);
+  void insertInclude(const std::string &File, const MainFileInfo &Info,
+                     unsigned FirstEditOffset);
+  void warnAt(const CallRecord &C, const llvm::Twine &Msg);
+
+  const Plan *ThePlan;
+  DiagEngine &D;
+  std::vector<CallRecord> Calls;
+  std::set<std::pair<std::string, unsigned>> SeenCalls;
+  std::map<std::string, MainFileInfo> MainFiles;
+  std::map<std::string, clang::tooling::Replacements> Edits;
+  std::set<std::string> Failed;
+  unsigned NumPlaced = 0, NumDispatch = 0;
+};
+
+} // namespace hmplace
+
+#endif

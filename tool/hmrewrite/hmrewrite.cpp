@@ -1,0 +1,120 @@
+//===- hmrewrite.cpp - rewrite planned allocation sites into memkind ------===//
+///
+/// \file
+/// `hmrewrite -p build/ --plan plan.yaml src/*.c`: parse each file with its
+/// compile command, send the planned allocation calls to the runtime's
+/// placed entry points and every free/realloc to the dispatching ones, and
+/// print the change as a diff (default), write it in place (-i) or export it
+/// for clang-apply-replacements (--export-fixes). The work is in Rewrite.cpp
+/// and Output.cpp; this file wires options to them.
+///
+//===----------------------------------------------------------------------===//
+#include "Output.h"
+#include "Rewrite.h"
+
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CommonOptionsParser.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+
+using namespace clang;
+using namespace llvm;
+using namespace hmplace;
+
+static cl::OptionCategory Cat("hmrewrite options");
+static cl::opt<std::string> PlanPath("plan",
+                                     cl::desc("Placement plan (YAML, "
+                                              ".locations)"),
+                                     cl::value_desc("file"), cl::cat(Cat));
+static cl::opt<bool> InPlace("i", cl::desc("Rewrite the files in place"),
+                             cl::cat(Cat));
+static cl::opt<std::string>
+    ExportFixes("export-fixes",
+                cl::desc("Write the edits as clang-tidy YAML into this "
+                         "directory (for clang-apply-replacements)"),
+                cl::value_desc("dir"), cl::cat(Cat));
+static cl::opt<bool> ListSites(
+    "list-sites",
+    cl::desc("Print every allocation site as a skeleton plan and exit"),
+    cl::cat(Cat));
+static cl::opt<std::string>
+    ListKind("list-kind",
+             cl::desc("Kind written for each site by --list-sites (default: "
+                      "posix, i.e. leave as is)"),
+             cl::init("posix"), cl::cat(Cat));
+static cl::opt<bool> Strict("strict",
+                            cl::desc("Treat warnings (stale plan entries, "
+                                     "unplaceable sites) as errors"),
+                            cl::cat(Cat));
+static cl::extrahelp More(R"(
+Every planned malloc/calloc/realloc/aligned_alloc/posix_memalign/memalign/
+valloc/strdup/strndup becomes the runtime's placed call (hmplace_malloc(
+HMPLACE_HBW, n), ...); every free and unplanned realloc becomes
+hmplace_free/hmplace_realloc. Link the result with -lhmplace.
+)");
+
+int main(int argc, const char **argv) {
+  InitLLVM X(argc, argv);
+  auto Opts =
+      tooling::CommonOptionsParser::create(argc, argv, Cat, cl::ZeroOrMore);
+  if (!Opts) {
+    errs() << "hmrewrite: error: " << toString(Opts.takeError()) << "\n";
+    return 1;
+  }
+  DiagEngine D(errs());
+  D.setWarningsAsErrors(Strict);
+  if (Opts->getSourcePathList().empty()) {
+    D.report(Severity::Error, "no source files given");
+    return 1;
+  }
+  std::unique_ptr<Plan> ThePlan;
+  if (!ListSites) {
+    if (PlanPath.empty()) {
+      D.report(Severity::Error, "--plan is required (or use --list-sites)");
+      return 1;
+    }
+    if (!(ThePlan = loadPlan(PlanPath, D)))
+      return 1;
+  }
+  if (InPlace && !ExportFixes.empty()) {
+    D.report(Severity::Error, "-i and --export-fixes are exclusive");
+    return 1;
+  }
+
+  for (const std::string &Src : Opts->getSourcePathList())
+    if (!sys::fs::exists(Src)) {
+      D.report(Src, Severity::Error, "cannot read source: no such file");
+      return 1;
+    }
+
+  RewriteSession S(ThePlan.get(), D);
+  tooling::ClangTool Tool(Opts->getCompilations(), Opts->getSourcePathList());
+  // Rewritten sources include <hmplace.h>; the project's compile commands
+  // need not know where it is for hmrewrite to parse them again.
+  Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+      "-idirafter" HMPLACE_RUNTIME_INCLUDE_DIR,
+      tooling::ArgumentInsertPosition::END));
+  Tool.run(S.actionFactory().get());
+  for (const std::string &F : S.failedFiles())
+    D.report(F, Severity::Error, "does not compile; not rewritten");
+
+  if (ListSites) {
+    printSiteList(S, ListKind, outs());
+    return S.failedFiles().empty() ? 0 : 1;
+  }
+  // Files that do not compile are left out; the others are still written.
+  // Any other error (a plan problem, or a warning under --strict) means
+  // nothing is written at all.
+  bool OK = S.finish();
+  bool Written = false;
+  if (OK)
+    Written = InPlace                ? writeInPlace(S, D)
+              : !ExportFixes.empty() ? exportFixes(S, ExportFixes, D)
+                                     : printDiff(S, outs(), D);
+  errs() << "hmrewrite: " << S.placedCount() << " sites placed, "
+         << S.dispatchCount() << " free/realloc calls dispatched, "
+         << S.edits().size() << " files changed\n";
+  return (OK && Written && S.failedFiles().empty() && D.errors() == 0) ? 0 : 1;
+}
