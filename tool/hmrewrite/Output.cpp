@@ -84,14 +84,18 @@ static void diffFile(StringRef File, StringRef Old,
     else
       Blocks.push_back({A, B});
   }
+  // Replacements are sorted by offset and blocks by line, and every
+  // replacement lies inside its block: one cursor serves all blocks.
+  auto NextRep = Reps.begin();
   auto NewLines = [&](const Block &Bl, SmallVectorImpl<StringRef> &Out,
                       std::string &Storage) {
     size_t Begin = Starts[Bl.A], End = LineEnd(Bl.B);
     tooling::Replacements Local;
-    for (const tooling::Replacement &R : Reps)
-      if (R.getOffset() >= Begin && R.getOffset() + R.getLength() <= End)
+    for (; NextRep != Reps.end() && NextRep->getOffset() <= End; ++NextRep)
+      if (NextRep->getOffset() + NextRep->getLength() <= End)
         cantFail(Local.add(tooling::Replacement(
-            "", R.getOffset() - Begin, R.getLength(), R.getReplacementText())));
+            "", NextRep->getOffset() - Begin, NextRep->getLength(),
+            NextRep->getReplacementText())));
     Storage =
         cantFail(tooling::applyAllReplacements(Old.slice(Begin, End), Local));
     splitLines(Storage, Out);

@@ -308,12 +308,11 @@ void RewriteSession::warnAt(const CallRecord &C, const Twine &Msg) {
 
 void RewriteSession::addEdit(const std::string &File, unsigned Offset,
                              unsigned Length, StringRef Text) {
+  // The same edit twice (a macro argument expanded twice) is one edit.
+  if (!EditSet.insert({File, Offset, Length, Text.str()}).second)
+    return;
   tooling::Replacement R(File, Offset, Length, Text);
   tooling::Replacements &Reps = Edits[File];
-  // The same edit twice (a macro argument expanded twice) is one edit.
-  for (const tooling::Replacement &Old : Reps)
-    if (Old == R)
-      return;
   if (Error E = Reps.add(R)) {
     D.report(File, Severity::Error,
              "internal: overlapping edits: " + toString(std::move(E)));

@@ -32,6 +32,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace hmplace {
@@ -100,6 +101,7 @@ private:
   std::set<std::pair<std::string, unsigned>> SeenCalls;
   std::map<std::string, MainFileInfo> MainFiles;
   std::map<std::string, clang::tooling::Replacements> Edits;
+  std::set<std::tuple<std::string, unsigned, unsigned, std::string>> EditSet;
   std::set<std::string> Failed;
   unsigned NumPlaced = 0, NumDispatch = 0;
 };

@@ -73,11 +73,15 @@ void DiagEngine::report(Severity S, const Twine &Msg) {
 
 SMLoc DiagEngine::locAt(unsigned ID, unsigned Line, unsigned Col) const {
   const MemoryBuffer *Buf = SM.getMemoryBuffer(ID);
-  const char *Start = Buf->getBufferStart(), *End = Buf->getBufferEnd();
-  const char *P = Start;
-  for (unsigned L = 0; L < Line && P < End; ++P)
-    if (*P == '\n')
-      ++L;
+  const char *End = Buf->getBufferEnd();
+  std::vector<const char *> &Starts = LineStarts[ID];
+  if (Starts.empty()) {
+    Starts.push_back(Buf->getBufferStart());
+    for (const char *P = Buf->getBufferStart(); P < End; ++P)
+      if (*P == '\n')
+        Starts.push_back(P + 1);
+  }
+  const char *P = Line < Starts.size() ? Starts[Line] : End;
   for (unsigned C = 0; C < Col && P < End && *P != '\n'; ++C)
     ++P;
   return SMLoc::getFromPointer(P);

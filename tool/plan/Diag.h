@@ -18,7 +18,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <memory>
+#include <vector>
 
 namespace hmplace {
 
@@ -60,6 +62,9 @@ private:
   void count(Severity S);
 
   llvm::SourceMgr SM;
+  /// Line starts per buffer, built on first use: locAt is called for every
+  /// YAML node of a plan, and plans have tens of thousands of entries.
+  mutable std::map<unsigned, std::vector<const char *>> LineStarts;
   llvm::raw_ostream &OS;
   unsigned NumErrors = 0, NumWarnings = 0;
   bool WarningsAsErrors = false;

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace hmplace {
@@ -146,6 +147,11 @@ private:
     unsigned Score;
   };
   std::vector<Candidate> candidatesFor(const CallContext &C) const;
+  PathMatch matchFrame(const Frame &F, const SourcePos &S,
+                       llvm::StringRef CompileDir) const;
+  mutable std::map<std::tuple<const std::string *, std::string, std::string>,
+                   PathMatch>
+      PathCache;
 
   const Plan &P;
   std::multimap<unsigned, const PlanEntry *> ByLine; ///< frame 0 line

@@ -32,12 +32,19 @@ unsigned SiteMatcher::addCall(CallContext C) {
   return Calls.size() - 1;
 }
 
-static PathMatch matchFrame(const Frame &F, const SourcePos &S, const Plan &P,
-                            StringRef CompileDir) {
+PathMatch SiteMatcher::matchFrame(const Frame &F, const SourcePos &S,
+                                  StringRef CompileDir) const {
   if (F.Kind != Frame::Form::Source || F.Line != S.Line ||
       (F.Column && F.Column != S.Column))
     return PathMatch::None;
-  return matchPath(F.File, S.File, P.PlanDir, CompileDir, P.IgnoreCase);
+  // Many calls share a file and many entries a path: remember each answer.
+  auto Key = std::make_tuple(&F.File, S.File, CompileDir.str());
+  auto It = PathCache.find(Key);
+  if (It != PathCache.end())
+    return It->second;
+  PathMatch M = matchPath(F.File, S.File, P.PlanDir, CompileDir, P.IgnoreCase);
+  PathCache.emplace(std::move(Key), M);
+  return M;
 }
 
 std::vector<SiteMatcher::Candidate>
@@ -47,7 +54,7 @@ SiteMatcher::candidatesFor(const CallContext &C) const {
   auto [B, E] = ByLine.equal_range(Call.Line);
   for (auto It = B; It != E; ++It) {
     const PlanEntry *Ent = It->second;
-    PathMatch PM = matchFrame(Ent->Frames.front(), Call, P, C.CompileDir);
+    PathMatch PM = matchFrame(Ent->Frames.front(), Call, C.CompileDir);
     if (PM == PathMatch::None)
       continue;
     // Specificity: verified frames first, then columns, then path precision.
@@ -61,7 +68,7 @@ SiteMatcher::candidatesFor(const CallContext &C) const {
         Full = false;
         continue;
       }
-      PathMatch FM = matchFrame(F, C.Frames[I], P, C.CompileDir);
+      PathMatch FM = matchFrame(F, C.Frames[I], C.CompileDir);
       if (FM == PathMatch::None) {
         Mismatch = true;
         break;
