@@ -2,10 +2,12 @@
  *
  * HMPLACE_REPORT=1 prints, at exit on stderr, per kind: placed allocations,
  * bytes, peak and current live bytes, fallbacks to the ordinary heap, and the
- * NUMA nodes that hold the pages of the blocks still live (move_pages on
- * every page, touched or not). HMPLACE_REPORT=json:PATH writes the same as
- * JSON. Tracking live blocks costs a mutex per placed allocation and free,
- * so it is only on when a report is requested.
+ * NUMA nodes of the placed blocks' pages (move_pages): of the blocks still
+ * live at exit, and of every block freed during the run, sampled just before
+ * its free (so a program that frees everything still shows where its data
+ * was). Pages never touched are counted apart. HMPLACE_REPORT=json:PATH writes
+ *the same as JSON. Tracking live blocks costs a mutex per placed allocation and
+ *free, so it is only on when a report is requested.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "hmplace.h"
@@ -134,14 +136,26 @@ void hm_track_alloc_slow(void *p, size_t n) {
   pthread_mutex_unlock(&TrackLock);
 }
 
+/* Pages of blocks freed while tracking, by kind and node: where the data
+ * lived, for programs that free everything before exit. */
+enum { MAXNODES = 64 };
+static uint64_t FreedPages[HMPLACE_KIND_COUNT][MAXNODES];
+static void count_pages(void *p, size_t n, uint64_t *by_node,
+                        uint64_t *untouched);
+
 void hm_track_free_slow(void *p) {
   pthread_mutex_lock(&TrackLock);
   struct blk **pp = &Buckets[bucket(p)];
   while (*pp && (*pp)->p != p)
     pp = &(*pp)->next;
   struct blk *b = *pp;
-  if (b)
+  if (b) {
     *pp = b->next;
+    int k = hmplace_owner(p) - 1;
+    uint64_t untouched = 0;
+    if (k >= 0)
+      count_pages(p, b->n, FreedPages[k], &untouched);
+  }
   pthread_mutex_unlock(&TrackLock);
   free(b);
 }
@@ -149,39 +163,47 @@ void hm_track_free_slow(void *p) {
 /*--- the report
  * ---------------------------------------------------------------*/
 
-enum { MAXNODES = 64 };
 struct residency {
   uint64_t pages[MAXNODES]; /* by node */
   uint64_t untouched, blocks;
 };
 
-static void residency_of(int kind, struct residency *r) {
-  memset(r, 0, sizeof(*r));
+/* Node of every page of [p, p+n) (move_pages without moving). */
+static void count_pages(void *p, size_t n, uint64_t *by_node,
+                        uint64_t *untouched) {
   long page = sysconf(_SC_PAGESIZE);
   enum { BATCH = 1024 };
   void *pages[BATCH];
   int status[BATCH];
+  uintptr_t a = (uintptr_t)p & ~(uintptr_t)(page - 1);
+  uintptr_t end = (uintptr_t)p + n;
+  while (a < end) {
+    int cnt = 0;
+    for (; cnt < BATCH && a < end; ++cnt, a += (uintptr_t)page)
+      pages[cnt] = (void *)a;
+    if (move_pages(0, (unsigned long)cnt, pages, NULL, status, 0) != 0)
+      continue;
+    for (int i = 0; i < cnt; ++i) {
+      if (status[i] >= 0 && status[i] < MAXNODES)
+        by_node[status[i]]++;
+      else
+        ++*untouched;
+    }
+  }
+}
+
+/* Live blocks at exit, plus the pages of blocks freed while tracking. */
+static void residency_of(int kind, struct residency *r) {
+  memset(r, 0, sizeof(*r));
   for (size_t h = 0; h < NBUCKETS; ++h)
     for (struct blk *b = Buckets[h]; b; b = b->next) {
       if (hmplace_owner(b->p) != kind + 1)
         continue;
       ++r->blocks;
-      uintptr_t a = (uintptr_t)b->p & ~(uintptr_t)(page - 1);
-      uintptr_t end = (uintptr_t)b->p + b->n;
-      while (a < end) {
-        int cnt = 0;
-        for (; cnt < BATCH && a < end; ++cnt, a += (uintptr_t)page)
-          pages[cnt] = (void *)a;
-        if (move_pages(0, (unsigned long)cnt, pages, NULL, status, 0) != 0)
-          continue;
-        for (int i = 0; i < cnt; ++i) {
-          if (status[i] >= 0 && status[i] < MAXNODES)
-            r->pages[status[i]]++;
-          else
-            r->untouched++;
-        }
-      }
+      count_pages(b->p, b->n, r->pages, &r->untouched);
     }
+  for (int n = 0; n < MAXNODES; ++n)
+    r->pages[n] += FreedPages[kind][n];
 }
 
 static const char *human(uint64_t b, char *buf, size_t n) {
@@ -207,7 +229,7 @@ static void report_text(FILE *f) {
               ? " [HMPLACE=off: nothing placed]"
               : "");
   fprintf(f, "hmplace: %-30s %8s %11s %11s %11s %9s  %s\n", "kind", "allocs",
-          "bytes", "peak live", "live", "fallbacks", "live pages by node");
+          "bytes", "peak live", "live", "fallbacks", "pages by node");
   int any = 0;
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
     struct hmplace_stats s;
