@@ -63,5 +63,20 @@ for t in ["FileCheck", "not", "split-file"]:
     config.substitutions.append(
         (r"(?<![\w%-])" + t + r"(?![\w-])", os.path.join(tools, t)))
 
+# An immutable directory (root + chattr) makes file creation fail even for
+# root: used to check that a failed in-place rewrite leaves files intact.
+def chattr_works():
+    import subprocess, tempfile
+    try:
+        d = tempfile.mkdtemp(dir=config.hmplace_obj_root)
+        ok = subprocess.run(["chattr", "+i", d], capture_output=True).returncode == 0
+        subprocess.run(["chattr", "-i", d], capture_output=True)
+        os.rmdir(d)
+        return ok
+    except Exception:
+        return False
+if chattr_works():
+    config.available_features.add("chattr")
+
 if config.hmplace_fuzz:
     config.available_features.add("fuzz")

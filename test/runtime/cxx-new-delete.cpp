@@ -53,6 +53,13 @@ int main() {
                       std::align_val_t(64), std::nothrow);
   ::operator delete(hmplace_aligned_alloc(HMPLACE_HBW, 64, 64), 64,
                     std::align_val_t(64));
+  // NULL through every delete form is a no-op.
+  delete static_cast<Cell *>(nullptr);
+  delete[] static_cast<Cell *>(nullptr);
+  ::operator delete(nullptr);
+  ::operator delete[](nullptr, std::nothrow);
+  ::operator delete(nullptr, std::align_val_t(64));
+  ::operator delete(nullptr, 16);
   // Ordinary new/delete still work (they go to the C++ library and glibc).
   int *plain = new int[10];
   EXPECT(hmplace_owner(plain) == 0);

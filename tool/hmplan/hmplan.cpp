@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "plan/Plan.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -29,6 +30,9 @@ static cl::SubCommand
     MatchCmd("match",
              "Show which plan entry places each given call (file:line:col, "
              "or a call stack 'a.c:1:2>b.c:3:4')");
+static cl::SubCommand
+    EnvCmd("env", "Print HMPLACE_BUDGET for the runtime from the plan's tier "
+                  "capacities (e.g. export $(hmplan env plan.yaml))");
 static cl::SubCommand KindsCmd("kinds", "List the kinds and aliases a plan "
                                         "may name");
 
@@ -74,6 +78,10 @@ static cl::opt<std::string>
                cl::desc("Directory the calls' compile commands ran in "
                         "(default: current directory)"),
                cl::sub(MatchCmd), cl::cat(Cat));
+
+static cl::opt<std::string> EnvPlan(cl::Positional, cl::Required,
+                                    cl::desc("<plan>"), cl::sub(EnvCmd),
+                                    cl::cat(Cat));
 
 static int check(DiagEngine &D) {
   int RC = 0;
@@ -187,6 +195,29 @@ static int match(DiagEngine &D) {
   return D.errors() ? 1 : 0;
 }
 
+/// Tier capacities become the runtime's per-kind budgets; tiers that share a
+/// kind add up, since the runtime budgets kinds.
+static int env(DiagEngine &D) {
+  std::unique_ptr<Plan> P = loadPlan(EnvPlan, D);
+  if (!P)
+    return 1;
+  std::map<std::string, uint64_t> Budget;
+  for (const auto &[Name, T] : P->Tiers)
+    if (T->Capacity && !T->Kind->isHeap())
+      Budget[StringRef(T->Kind->Name).drop_front(8).str()] += *T->Capacity;
+  if (Budget.empty()) {
+    D.report(EnvPlan, Severity::Warning,
+             "no tier with a capacity and a memkind kind; nothing to budget");
+    return 0;
+  }
+  outs() << "HMPLACE_BUDGET=";
+  ListSeparator LS(",");
+  for (const auto &[K, B] : Budget)
+    outs() << LS << K << "=" << formatSize(B);
+  outs() << "\n";
+  return 0;
+}
+
 static int kinds() {
   outs() << "Kinds (memkind 1.14 static kinds, and the ordinary heap):\n";
   for (const KindInfo &K : allKinds())
@@ -208,6 +239,7 @@ int main(int argc, char **argv) {
       "--to=locations)\n"
       "  hmplan show PLAN              print a table\n"
       "  hmplan match PLAN CALL...     which entry places each call\n"
+      "  hmplan env PLAN               HMPLACE_BUDGET from tier capacities\n"
       "  hmplan kinds                  list kinds and aliases\n");
   DiagEngine D(errs());
   D.setWarningsAsErrors(Strict);
@@ -219,6 +251,8 @@ int main(int argc, char **argv) {
     return show(D);
   if (MatchCmd)
     return match(D);
+  if (EnvCmd)
+    return env(D);
   if (KindsCmd)
     return kinds();
   errs() << "hmplan: error: expected a command: check, convert, show or "
