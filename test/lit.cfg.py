@@ -21,6 +21,7 @@ config.environment["LC_ALL"] = "C"
 config.environment.pop("HMPLACE", None)
 config.environment.pop("HMPLACE_REPORT", None)
 config.environment.pop("MEMKIND_HBW_NODES", None)
+config.environment.pop("HMPLACE_PLAN", None)
 
 def tool(name):
     return os.path.join(bindir, name)
@@ -30,6 +31,10 @@ config.substitutions.append(("%hmplan_fuzz", tool("hmplan-fuzz")))
 config.substitutions.append(("%hmplan", tool("hmplan")))
 config.substitutions.append(("%hmrewrite", tool("hmrewrite")))
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
+    ("%hmplace_plugin", os.path.join(config.hmplace_obj_root, "lib", "HmPlace.so")))
+config.substitutions.append(("%opt", os.path.join(tools, "opt")))
+config.substitutions.append(("%flang", os.path.join(tools, "flang-new")))
 config.substitutions.append(
     ("%apply_replacements", os.path.join(tools, "clang-apply-replacements")))
 config.substitutions.append(
@@ -75,6 +80,8 @@ def chattr_works():
         return ok
     except Exception:
         return False
+if os.path.exists(os.path.join(tools, "flang-new")):
+    config.available_features.add("flang")
 if chattr_works():
     config.available_features.add("chattr")
 

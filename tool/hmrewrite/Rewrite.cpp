@@ -379,6 +379,14 @@ bool RewriteSession::finish() {
         addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Placed);
         addEdit(C.EditFile, C.ArgOffset, 0, runtimeKindConstant(K) + ", ");
         ++NumPlaced;
+        if (Remarks)
+          D.report(
+              (C.Key.File + ":" + Twine(C.Key.Line) + ":" + Twine(C.Key.Column))
+                  .str(),
+              Severity::Remark,
+              Twine("placed ") + C.Fn->Name + " at " + C.Key.File + ":" +
+                  Twine(C.Key.Line) + ":" + Twine(C.Key.Column) + " in " +
+                  K.Name + " (plan entry '" + P->Entry->key() + "')");
         continue;
       }
     }

@@ -65,6 +65,10 @@ class RewriteSession {
 public:
   RewriteSession(const Plan *P, DiagEngine &D) : ThePlan(P), D(D) {}
 
+  /// Print a remark per placed site, worded as HmPlace.so's -Rpass=hm-place
+  /// remarks so that the two front ends' decisions can be compared.
+  void setRemarks(bool B) { Remarks = B; }
+
   /// Factory for ClangTool::run.
   std::unique_ptr<clang::tooling::FrontendActionFactory> actionFactory();
 
@@ -104,6 +108,7 @@ private:
   std::set<std::tuple<std::string, unsigned, unsigned, std::string>> EditSet;
   std::set<std::string> Failed;
   unsigned NumPlaced = 0, NumDispatch = 0;
+  bool Remarks = false;
 };
 
 } // namespace hmplace

@@ -48,6 +48,11 @@ static cl::opt<bool> Strict("strict",
                             cl::desc("Treat warnings (stale plan entries, "
                                      "unplaceable sites) as errors"),
                             cl::cat(Cat));
+static cl::opt<bool>
+    Remarks("remarks",
+            cl::desc("Print a remark for every placed site (as HmPlace.so's "
+                     "-Rpass=hm-place)"),
+            cl::cat(Cat));
 static cl::extrahelp More(R"(
 Every planned malloc/calloc/realloc/aligned_alloc/posix_memalign/memalign/
 valloc/strdup/strndup becomes the runtime's placed call (hmplace_malloc(
@@ -90,6 +95,7 @@ int main(int argc, const char **argv) {
     }
 
   RewriteSession S(ThePlan.get(), D);
+  S.setRemarks(Remarks);
   tooling::ClangTool Tool(Opts->getCompilations(), Opts->getSourcePathList());
   // Rewritten sources include <hmplace.h>; the project's compile commands
   // need not know where it is for hmrewrite to parse them again.

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "plan/AllocFns.h"
 
+#include <vector>
+
 using namespace llvm;
 
 namespace hmplace {
@@ -26,6 +28,43 @@ static const AllocFn Fns[] = {
 
 const AllocFn *findAllocFn(StringRef Name) {
   for (const AllocFn &F : Fns)
+    if (Name == F.Name)
+      return &F;
+  return nullptr;
+}
+
+// operator new(size_t [, align_val_t] [, const nothrow_t &]) and new[]: the
+// runtime's forms take the kind after the size and alignment. The C
+// functions are added from Fns above, kind first.
+static const IRAllocFn NewFns[] = {
+    {"_Znwm", "_Znwm12hmplace_kind", 1, 1, "operator new"},
+    {"_Znam", "_Znam12hmplace_kind", 1, 1, "operator new[]"},
+    {"_ZnwmRKSt9nothrow_t", "_Znwm12hmplace_kindRKSt9nothrow_t", 1, 2,
+     "operator new(nothrow)"},
+    {"_ZnamRKSt9nothrow_t", "_Znam12hmplace_kindRKSt9nothrow_t", 1, 2,
+     "operator new[](nothrow)"},
+    {"_ZnwmSt11align_val_t", "_ZnwmSt11align_val_t12hmplace_kind", 2, 2,
+     "operator new(align_val_t)"},
+    {"_ZnamSt11align_val_t", "_ZnamSt11align_val_t12hmplace_kind", 2, 2,
+     "operator new[](align_val_t)"},
+    {"_ZnwmSt11align_val_tRKSt9nothrow_t",
+     "_ZnwmSt11align_val_t12hmplace_kindRKSt9nothrow_t", 2, 3,
+     "operator new(align_val_t, nothrow)"},
+    {"_ZnamSt11align_val_tRKSt9nothrow_t",
+     "_ZnamSt11align_val_t12hmplace_kindRKSt9nothrow_t", 2, 3,
+     "operator new[](align_val_t, nothrow)"},
+};
+
+const IRAllocFn *findIRAllocFn(StringRef Name) {
+  static const std::vector<IRAllocFn> All = [] {
+    std::vector<IRAllocFn> V;
+    for (const AllocFn &F : Fns)
+      if (F.allocates())
+        V.push_back({F.Name, F.Placed, 0, F.NumArgs, F.Name});
+    V.insert(V.end(), std::begin(NewFns), std::end(NewFns));
+    return V;
+  }();
+  for (const IRAllocFn &F : All)
     if (Name == F.Name)
       return &F;
   return nullptr;

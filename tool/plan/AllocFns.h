@@ -28,6 +28,23 @@ struct AllocFn {
 /// The entry for C library function \p Name, or nullptr.
 const AllocFn *findAllocFn(llvm::StringRef Name);
 
+/// An allocation function as it appears in LLVM IR (C names, and C++
+/// operator new in all its Itanium-mangled forms) and the runtime function a
+/// planned call becomes: the same arguments with the kind (an i32) inserted
+/// at \p KindArg.
+struct IRAllocFn {
+  const char *Name;   ///< IR name: malloc, _Znwm, _ZnwmSt11align_val_t, ...
+  const char *Placed; ///< hmplace_malloc, _Znwm12hmplace_kind, ...
+  unsigned KindArg;   ///< where the kind goes in the new argument list
+  unsigned NumArgs;   ///< arguments of the original
+  const char *Source; ///< what a person calls it: malloc, operator new[]
+};
+
+/// The IR allocation function named \p Name, or nullptr. free, realloc's
+/// dispatching form and operator delete are not here: the pass leaves frees
+/// to libhmplace.so's process-wide replacement (see HmPlacePass.cpp).
+const IRAllocFn *findIRAllocFn(llvm::StringRef Name);
+
 /// The runtime's constant for a memkind kind: MEMKIND_HBW -> HMPLACE_HBW.
 /// Empty for the ordinary heap.
 std::string runtimeKindConstant(const KindInfo &K);

@@ -1,0 +1,47 @@
+; An inlined call's key is its own position followed by its inlined-at
+; chain, innermost first: stack entries of the plan match it, and so a
+; wrapper's one malloc is placed differently per caller once inlined.
+; RUN: rm -rf %t && mkdir -p %t
+; RUN: printf 'version: 1\nsites:\n  - {stack: [util.h:12, solver.c:88], kind: hbm}\n  - {stack: [util.h:12, grid.c:40], kind: ddr}\n' > %t/plan.yaml
+; RUN: env HMPLACE_PLAN=%t/plan.yaml %opt -load-pass-plugin=%hmplace_plugin -passes=hm-place -pass-remarks=hm-place -pass-remarks-missed=hm-place -S %s -o - 2> %t/remarks | FileCheck %s
+; RUN: FileCheck %s --check-prefix=REMARK < %t/remarks
+; The out-of-line wrapper itself knows no caller: the entries disagree.
+; CHECK-LABEL: define ptr @xmalloc
+; CHECK: call ptr @malloc(i64 %n)
+; REMARK: remark: util.h:12:10: malloc at /src/util.h:12:10 not placed: placement depends on the caller
+; CHECK-LABEL: define void @solver
+; CHECK: call ptr @hmplace_malloc(i32 3, i64 %n)
+; REMARK: remark: util.h:12:10: placed malloc at /src/util.h:12:10 in MEMKIND_HBW (plan entry 'util.h:12 > solver.c:88')
+; CHECK-LABEL: define void @grid
+; CHECK: call ptr @hmplace_malloc(i32 0, i64 %n)
+; REMARK: remark: util.h:12:10: placed malloc at /src/util.h:12:10 in MEMKIND_REGULAR (plan entry 'util.h:12 > grid.c:40')
+
+define ptr @xmalloc(i64 %n) !dbg !5 {
+  %p = call ptr @malloc(i64 %n), !dbg !10
+  ret ptr %p
+}
+define void @solver(i64 %n) !dbg !6 {
+  %p = call ptr @malloc(i64 %n), !dbg !11
+  ret void
+}
+define void @grid(i64 %n) !dbg !7 {
+  %p = call ptr @malloc(i64 %n), !dbg !13
+  ret void
+}
+declare ptr @malloc(i64)
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!2}
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, emissionKind: LineTablesOnly)
+!1 = !DIFile(filename: "solver.c", directory: "/src")
+!2 = !{i32 2, !"Debug Info Version", i32 3}
+!3 = !DIFile(filename: "util.h", directory: "/src")
+!4 = !DIFile(filename: "grid.c", directory: "/src")
+!5 = distinct !DISubprogram(name: "xmalloc", scope: !3, file: !3, line: 11, unit: !0, spFlags: DISPFlagDefinition)
+!6 = distinct !DISubprogram(name: "solver", scope: !1, file: !1, line: 80, unit: !0, spFlags: DISPFlagDefinition)
+!7 = distinct !DISubprogram(name: "grid", scope: !4, file: !4, line: 30, unit: !0, spFlags: DISPFlagDefinition)
+!10 = !DILocation(line: 12, column: 10, scope: !5)
+!11 = !DILocation(line: 12, column: 10, scope: !5, inlinedAt: !12)
+!12 = distinct !DILocation(line: 88, column: 7, scope: !6)
+!13 = !DILocation(line: 12, column: 10, scope: !5, inlinedAt: !14)
+!14 = distinct !DILocation(line: 40, column: 3, scope: !7)

@@ -1,0 +1,299 @@
+//===- HmPlacePass.cpp - apply a placement plan to LLVM IR ----------------===//
+///
+/// \file
+/// HmPlace.so: `clang -fpass-plugin=HmPlace.so` (or flang-new) with
+/// HMPLACE_PLAN=plan.yaml places the planned allocation calls of every module
+/// without touching sources; `opt -load-pass-plugin=HmPlace.so
+/// -passes=hm-place` runs it on IR.
+///
+/// Site keys come from each call's DILocation and its inlined-at chain
+/// through the plan library (makeSourcePos, SiteMatcher): the same keys and
+/// the same decisions as hmrewrite. A planned call to malloc & co. or to any
+/// form of operator new becomes the runtime's placed entry point with the
+/// kind (an i32, the runtime's enum hmplace_kind) inserted.
+///
+/// Where it runs: at the PipelineStart extension point. There the calls are
+/// as the front end wrote them: by OptimizerLast InstCombine has turned
+/// malloc+memset into calloc, removed dead new/delete pairs and inlined
+/// helpers, so calls would no longer be the ones the plan (and hmrewrite)
+/// name. isRequired() keeps it in -O0 pipelines and optnone functions.
+///
+/// Frees are left alone: a placed block may be freed in any module,
+/// including ones built without the plugin and libraries, and only the
+/// process-wide replacement of free/realloc/operator delete in libhmplace.so
+/// (which programs built with the plugin link) covers those. Rewriting this
+/// module's frees would add nothing, and keeping them as `free` keeps LLVM's
+/// knowledge of them for the optimizations that follow.
+///
+//===----------------------------------------------------------------------===//
+#include "plan/AllocFns.h"
+#include "plan/Plan.h"
+
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <mutex>
+
+using namespace llvm;
+using namespace hmplace;
+
+#define DEBUG_TYPE "hm-place"
+
+// Known to -mllvm only when the plugin is also loaded with -Xclang -load
+// -Xclang HmPlace.so (clang parses -mllvm before -fpass-plugin loads it);
+// HMPLACE_PLAN works with -fpass-plugin alone.
+static cl::opt<std::string>
+    PlanOption("hmplace-plan",
+               cl::desc("HmPlace placement plan (default: $HMPLACE_PLAN)"),
+               cl::value_desc("file"));
+
+namespace {
+
+/// A plain message through the context's handler, so that clang prints it
+/// as its own `error:`/`warning:` and fails the compile on errors (LLVM 19
+/// has no DiagnosticInfoGeneric).
+class HmPlaceDiag : public DiagnosticInfo {
+public:
+  HmPlaceDiag(const Twine &Msg, DiagnosticSeverity S)
+      : DiagnosticInfo(kind(), S), Msg(Msg.str()) {}
+  void print(DiagnosticPrinter &DP) const override { DP << Msg; }
+
+private:
+  static int kind() {
+    static int K = getNextAvailablePluginDiagnosticKind();
+    return K;
+  }
+  std::string Msg;
+};
+
+/// Plans are read once per process and shared by all modules it compiles.
+struct LoadedPlan {
+  std::string Diagnostics; ///< what reading it printed (errors, warnings)
+  std::unique_ptr<DiagEngine> D;
+  std::unique_ptr<Plan> P;
+};
+
+const LoadedPlan &loadPlanOnce(const std::string &Path) {
+  static std::mutex Lock;
+  static std::map<std::string, std::unique_ptr<LoadedPlan>> Cache;
+  std::lock_guard<std::mutex> G(Lock);
+  std::unique_ptr<LoadedPlan> &L = Cache[Path];
+  if (!L) {
+    L = std::make_unique<LoadedPlan>();
+    raw_string_ostream OS(L->Diagnostics);
+    L->D = std::make_unique<DiagEngine>(errs());
+    L->P = loadPlan(Path, *L->D);
+    if (L->P && L->D->errors())
+      L->P.reset();
+  }
+  return *L;
+}
+
+/// The call's frames: its own position, then the positions it was inlined
+/// at, innermost first.
+CallContext contextOf(const DILocation *DL) {
+  CallContext C;
+  if (const DISubprogram *SP = DL->getScope()->getSubprogram())
+    if (const DICompileUnit *CU = SP->getUnit())
+      C.CompileDir = CU->getDirectory().str();
+  for (; DL; DL = DL->getInlinedAt()) {
+    StringRef Dir = DL->getDirectory();
+    C.Frames.push_back(
+        makeSourcePos(Dir.empty() ? StringRef(C.CompileDir) : Dir,
+                      DL->getFilename(), DL->getLine(), DL->getColumn()));
+  }
+  return C;
+}
+
+std::string keyText(const CallContext &C) {
+  const SourcePos &S = C.Frames.front();
+  return S.File + ":" + std::to_string(S.Line) + ":" + std::to_string(S.Column);
+}
+
+/// Replace \p CB by a call to \p Placed with the kind inserted at
+/// \p F.KindArg. Invokes stay invokes (operator new may throw).
+CallBase *placeCall(CallBase *CB, const IRAllocFn &F, int Kind) {
+  Module &M = *CB->getModule();
+  LLVMContext &Ctx = M.getContext();
+  Type *I32 = Type::getInt32Ty(Ctx);
+  FunctionType *Old = CB->getFunctionType();
+  SmallVector<Type *, 4> Params(Old->params());
+  Params.insert(Params.begin() + F.KindArg, I32);
+  FunctionCallee Callee = M.getOrInsertFunction(
+      F.Placed, FunctionType::get(Old->getReturnType(), Params, false));
+  SmallVector<Value *, 4> Args(CB->args());
+  Args.insert(Args.begin() + F.KindArg, ConstantInt::get(I32, Kind));
+  SmallVector<OperandBundleDef, 1> Bundles;
+  CB->getOperandBundlesAsDefs(Bundles);
+  CallBase *New;
+  if (auto *II = dyn_cast<InvokeInst>(CB))
+    New = InvokeInst::Create(Callee, II->getNormalDest(), II->getUnwindDest(),
+                             Args, Bundles, "", CB->getIterator());
+  else
+    New = CallInst::Create(Callee, Args, Bundles, "", CB->getIterator());
+  // Keep what the result is known to be (noalias, nonnull, align) and the
+  // arguments' attributes at their new positions; drop what describes the
+  // original function (builtin, allocsize with its argument numbers).
+  const AttributeList &AL = CB->getAttributes();
+  SmallVector<AttributeSet, 4> ArgAttrs;
+  for (unsigned I = 0; I < CB->arg_size(); ++I)
+    ArgAttrs.push_back(AL.getParamAttrs(I));
+  ArgAttrs.insert(ArgAttrs.begin() + F.KindArg, AttributeSet());
+  AttrBuilder FnAttrs(Ctx, AL.getFnAttrs());
+  FnAttrs.removeAttribute(Attribute::Builtin);
+  FnAttrs.removeAttribute(Attribute::AllocSize);
+  FnAttrs.removeAttribute(Attribute::AllocKind);
+  FnAttrs.removeAttribute("alloc-family");
+  New->setAttributes(AttributeList::get(Ctx, AttributeSet::get(Ctx, FnAttrs),
+                                        AL.getRetAttrs(), ArgAttrs));
+  New->setCallingConv(CB->getCallingConv());
+  New->copyMetadata(*CB); // !dbg, !heapallocsite, ...
+  New->takeName(CB);
+  CB->replaceAllUsesWith(New);
+  CB->eraseFromParent();
+  return New;
+}
+
+struct HmPlacePass : PassInfoMixin<HmPlacePass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &);
+  static bool isRequired() { return true; }
+};
+
+PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
+  LLVMContext &Ctx = M.getContext();
+  std::string Path = PlanOption;
+  if (Path.empty())
+    if (const char *E = getenv("HMPLACE_PLAN"))
+      Path = E;
+  if (Path.empty()) {
+    Ctx.diagnose(HmPlaceDiag(
+        "HmPlace: no plan given: set HMPLACE_PLAN=plan.yaml (or -mllvm "
+        "-hmplace-plan=plan.yaml with -Xclang -load -Xclang HmPlace.so)",
+        DS_Error));
+    return PreservedAnalyses::all();
+  }
+  const LoadedPlan &L = loadPlanOnce(Path);
+  if (!L.P) {
+    Ctx.diagnose(HmPlaceDiag("HmPlace: cannot use plan '" + Path +
+                                 "' (see the errors above)",
+                             DS_Error));
+    return PreservedAnalyses::all();
+  }
+
+  // Collect the allocation calls with a location.
+  struct Site {
+    CallBase *CB;
+    const IRAllocFn *F;
+    CallContext C;
+  };
+  std::vector<Site> Sites;
+  bool SawCallWithoutLoc = false;
+  for (Function &Fn : M)
+    for (Instruction &I : instructions(Fn)) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB)
+        continue;
+      Function *Callee = CB->getCalledFunction();
+      if (!Callee || !Callee->isDeclaration())
+        continue;
+      const IRAllocFn *F = findIRAllocFn(Callee->getName());
+      if (!F || CB->arg_size() != F->NumArgs)
+        continue;
+      const DILocation *DL = CB->getDebugLoc().get();
+      if (!DL || DL->getLine() == 0) {
+        SawCallWithoutLoc = true;
+        continue;
+      }
+      Sites.push_back({CB, F, contextOf(DL)});
+    }
+  if (SawCallWithoutLoc && Sites.empty()) {
+    Ctx.diagnose(HmPlaceDiag(
+        "HmPlace: module '" + M.getName() +
+            "' has allocation calls but no debug locations; nothing placed "
+            "(compile with -g or -gline-tables-only)",
+        DS_Warning));
+    return PreservedAnalyses::all();
+  }
+
+  SiteMatcher Matcher(*L.P);
+  for (Site &S : Sites)
+    Matcher.addCall(S.C);
+  std::vector<Placement> Decisions = Matcher.resolve();
+
+  bool Changed = false;
+  for (size_t I = 0; I < Sites.size(); ++I) {
+    Site &S = Sites[I];
+    const Placement &P = Decisions[I];
+    Function &Fn = *S.CB->getFunction();
+    OptimizationRemarkEmitter ORE(&Fn);
+    std::string Key = keyText(S.C);
+    if (P.State == Placement::Conflict) {
+      ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotPlaced", S.CB)
+               << S.F->Source << " at " << Key << " not placed: " << P.Reason);
+      continue;
+    }
+    if (P.State != Placement::Placed)
+      continue;
+    const KindInfo &K = *P.Entry->To.Kind;
+    if (K.isHeap()) {
+      ORE.emit(OptimizationRemark(DEBUG_TYPE, "KeptOnHeap", S.CB)
+               << S.F->Source << " at " << Key
+               << " stays on the ordinary heap (plan entry '" << P.Entry->key()
+               << "')");
+      continue;
+    }
+    CallBase *New = placeCall(S.CB, *S.F, runtimeKindIndex(K));
+    ORE.emit(OptimizationRemark(DEBUG_TYPE, "Placed", New)
+             << "placed " << S.F->Source << " at " << Key << " in " << K.Name
+             << " (plan entry '" << P.Entry->key() << "')");
+    Changed = true;
+  }
+
+  // Plan entries that name nothing in this module: normal for a plan of a
+  // whole program, so only a remark, reported on the module's first
+  // function.
+  Function *First = nullptr;
+  for (Function &Fn : M)
+    if (!Fn.isDeclaration()) {
+      First = &Fn;
+      break;
+    }
+  if (First) {
+    OptimizationRemarkEmitter ORE(First);
+    for (const PlanEntry *E : Matcher.unmatched())
+      ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "UnmatchedEntry",
+                                        First->getSubprogram(),
+                                        &First->getEntryBlock())
+               << "plan entry '" << E->key() << "' (" << L.D->describe(E->Loc)
+               << ") matched nothing in module '" << M.getName() << "'");
+  }
+  return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "HmPlace", "0.1", [](PassBuilder &PB) {
+            PB.registerPipelineStartEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel) {
+                  MPM.addPass(HmPlacePass());
+                });
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, ModulePassManager &MPM,
+                   ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name != "hm-place")
+                    return false;
+                  MPM.addPass(HmPlacePass());
+                  return true;
+                });
+          }};
+}
