@@ -309,9 +309,8 @@ int hmplace_owner(const void *p) {
 /*--- accounting
  * --------------------------------------------------------------*/
 
-static void account_alloc(struct slot *s, size_t req, size_t usable) {
-  atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&s->bytes, req, memory_order_relaxed);
+/* Add \p usable live bytes and raise the peak if they set a new one. */
+static void add_live(struct slot *s, size_t usable) {
   uint64_t live =
       atomic_fetch_add_explicit(&s->live, usable, memory_order_relaxed) +
       usable;
@@ -320,6 +319,12 @@ static void account_alloc(struct slot *s, size_t req, size_t usable) {
          !atomic_compare_exchange_weak_explicit(
              &s->peak, &peak, live, memory_order_relaxed, memory_order_relaxed))
     ;
+}
+
+static void account_alloc(struct slot *s, size_t req, size_t usable) {
+  atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&s->bytes, req, memory_order_relaxed);
+  add_live(s, usable);
 }
 
 static inline void account_free(struct slot *s, size_t usable) {
@@ -661,13 +666,7 @@ static void *placed_realloc(int k, void *p, size_t n) {
     if (q) {
       size_t u = memkind_malloc_usable_size(s->kind, q);
       account_free(s, old);
-      atomic_fetch_add_explicit(&s->live, u, memory_order_relaxed);
-      uint64_t live = atomic_load_explicit(&s->live, memory_order_relaxed);
-      uint64_t peak = atomic_load_explicit(&s->peak, memory_order_relaxed);
-      while (live > peak && !atomic_compare_exchange_weak_explicit(
-                                &s->peak, &peak, live, memory_order_relaxed,
-                                memory_order_relaxed))
-        ;
+      add_live(s, u);
       hm_track_alloc(q, u);
       return q;
     }

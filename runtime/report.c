@@ -223,22 +223,32 @@ static const char *human(uint64_t b, char *buf, size_t n) {
 
 static char *JsonPath;
 
+static int report_off(void) {
+  const char *e = getenv("HMPLACE");
+  return e && !strcmp(e, "off");
+}
+
+/* Stats and residency of kind \p k; 0 if nothing was planned to it. */
+static int active_kind(int k, struct hmplace_stats *s, struct residency *r) {
+  hmplace_get_stats((enum hmplace_kind)k, s);
+  if (!s->allocs && !s->fallbacks)
+    return 0;
+  residency_of(k, r);
+  return 1;
+}
+
 static void report_text(FILE *f) {
   fprintf(f, "hmplace: placement report (pid %d)%s\n", (int)getpid(),
-          getenv("HMPLACE") && !strcmp(getenv("HMPLACE"), "off")
-              ? " [HMPLACE=off: nothing placed]"
-              : "");
+          report_off() ? " [HMPLACE=off: nothing placed]" : "");
   fprintf(f, "hmplace: %-30s %8s %11s %11s %11s %9s  %s\n", "kind", "allocs",
           "bytes", "peak live", "live", "fallbacks", "pages by node");
   int any = 0;
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
     struct hmplace_stats s;
-    hmplace_get_stats((enum hmplace_kind)k, &s);
-    if (!s.allocs && !s.fallbacks)
+    struct residency r;
+    if (!active_kind(k, &s, &r))
       continue;
     any = 1;
-    struct residency r;
-    residency_of(k, &r);
     char b1[32], b2[32], b3[32];
     fprintf(f, "hmplace: %-30s %8llu %11s %11s %11s %9llu  ",
             hmplace_kind_name((enum hmplace_kind)k),
@@ -265,16 +275,13 @@ static void report_text(FILE *f) {
 
 static void report_json(FILE *f) {
   fprintf(f, "{\"pid\": %d, \"off\": %s, \"kinds\": [", (int)getpid(),
-          getenv("HMPLACE") && !strcmp(getenv("HMPLACE"), "off") ? "true"
-                                                                 : "false");
+          report_off() ? "true" : "false");
   int first = 1;
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
     struct hmplace_stats s;
-    hmplace_get_stats((enum hmplace_kind)k, &s);
-    if (!s.allocs && !s.fallbacks)
-      continue;
     struct residency r;
-    residency_of(k, &r);
+    if (!active_kind(k, &s, &r))
+      continue;
     fprintf(f,
             "%s\n  {\"kind\": \"%s\", \"available\": %d, \"allocs\": %llu, "
             "\"bytes\": %llu, \"peak_live\": %llu, \"live\": %llu, "

@@ -151,7 +151,11 @@ static void diffFile(StringRef File, StringRef Old,
   }
 }
 
-bool printDiff(const RewriteSession &S, raw_ostream &OS, DiagEngine &D) {
+/// Call \p Fn(File, Old, New, Reps) for every edited file whose content
+/// changes; unreadable files are reported. Returns false if any was.
+template <typename Fn>
+static bool forEachChangedFile(const RewriteSession &S, DiagEngine &D,
+                               Fn Visit) {
   bool OK = true;
   for (const auto &[File, Reps] : S.edits()) {
     std::string Old;
@@ -161,56 +165,56 @@ bool printDiff(const RewriteSession &S, raw_ostream &OS, DiagEngine &D) {
       OK = false;
       continue;
     }
-    if (*New != Old)
-      diffFile(File, Old, Reps, OS);
+    if (*New != Old && !Visit(File, Old, *New, Reps))
+      OK = false;
   }
   return OK;
 }
 
+bool printDiff(const RewriteSession &S, raw_ostream &OS, DiagEngine &D) {
+  return forEachChangedFile(S, D,
+                            [&](StringRef File, StringRef Old, StringRef,
+                                const tooling::Replacements &Reps) {
+                              diffFile(File, Old, Reps, OS);
+                              return true;
+                            });
+}
+
 bool writeInPlace(const RewriteSession &S, DiagEngine &D) {
-  bool OK = true;
-  for (const auto &[File, Reps] : S.edits()) {
-    std::string Old;
-    Expected<std::string> New = newContent(File, Reps, Old);
-    if (!New) {
-      D.report(File, Severity::Error, toString(New.takeError()));
-      OK = false;
-      continue;
-    }
-    if (*New == Old)
-      continue;
-    // Write beside the file, then rename over it: readers and a crash see
-    // either the old or the new content, never a mix.
-    SmallString<256> Tmp;
-    int FD;
-    std::string Model = File + ".hmrewrite-%%%%%%";
-    if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Tmp)) {
-      D.report(File, Severity::Error, "cannot write: " + EC.message());
-      OK = false;
-      continue;
-    }
-    {
-      raw_fd_ostream Out(FD, /*shouldClose=*/true);
-      Out << *New;
-      Out.close();
-      if (Out.has_error()) {
-        D.report(File, Severity::Error,
-                 "cannot write: " + Out.error().message());
-        Out.clear_error();
-        sys::fs::remove(Tmp);
-        OK = false;
-        continue;
-      }
-    }
-    if (auto Perm = sys::fs::getPermissions(File))
-      sys::fs::setPermissions(Tmp, *Perm);
-    if (std::error_code EC = sys::fs::rename(Tmp, File)) {
-      D.report(File, Severity::Error, "cannot replace: " + EC.message());
-      sys::fs::remove(Tmp);
-      OK = false;
-    }
-  }
-  return OK;
+  return forEachChangedFile(
+      S, D,
+      [&](const std::string &File, StringRef, StringRef New,
+          const tooling::Replacements &) {
+        // Write beside the file, then rename over it: readers and a crash see
+        // either the old or the new content, never a mix.
+        SmallString<256> Tmp;
+        int FD;
+        std::string Model = File + ".hmrewrite-%%%%%%";
+        if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Tmp)) {
+          D.report(File, Severity::Error, "cannot write: " + EC.message());
+          return false;
+        }
+        {
+          raw_fd_ostream Out(FD, /*shouldClose=*/true);
+          Out << New;
+          Out.close();
+          if (Out.has_error()) {
+            D.report(File, Severity::Error,
+                     "cannot write: " + Out.error().message());
+            Out.clear_error();
+            sys::fs::remove(Tmp);
+            return false;
+          }
+        }
+        if (auto Perm = sys::fs::getPermissions(File))
+          sys::fs::setPermissions(Tmp, *Perm);
+        if (std::error_code EC = sys::fs::rename(Tmp, File)) {
+          D.report(File, Severity::Error, "cannot replace: " + EC.message());
+          sys::fs::remove(Tmp);
+          return false;
+        }
+        return true;
+      });
 }
 
 bool exportFixes(const RewriteSession &S, StringRef Dir, DiagEngine &D) {

@@ -119,7 +119,6 @@ private:
     const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
     SourceLocation CB = Callee->getBeginLoc(), CEnd = Callee->getEndLoc();
     SourceLocation EditB, EditE;
-    bool InArg = false;
     if (CB.isFileID() && CEnd.isFileID()) {
       EditB = CB;
       EditE = CEnd;
@@ -127,7 +126,6 @@ private:
                SM.getSpellingLoc(CB).isFileID()) {
       EditB = SM.getSpellingLoc(CB);
       EditE = SM.getSpellingLoc(CEnd);
-      InArg = true;
     } else {
       R.Edit = CallRecord::InMacroBody;
       R.Macro = Lexer::getImmediateMacroName(CB, SM, Ctx.getLangOpts()).str();
@@ -152,7 +150,6 @@ private:
     // callee: a file position, or the same macro argument's spelling.
     if (!Already && R.Edit == CallRecord::Editable) {
       SourceLocation AL = insertionLoc(CE->getArg(0)->getBeginLoc());
-      (void)InArg;
       if (AL.isValid() && AL.isFileID() && SM.getFileID(AL) == FID &&
           offsetOf(AL) >= R.CalleeOffset + R.CalleeLength) {
         R.HaveArgOffset = true;
