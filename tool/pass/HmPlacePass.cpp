@@ -50,9 +50,12 @@ using namespace hmplace;
 
 // Known to -mllvm only when the plugin is also loaded with -Xclang -load
 // -Xclang HmPlace.so (clang parses -mllvm before -fpass-plugin loads it);
-// HMPLACE_PLAN works with -fpass-plugin alone.
+// HMPLACE_PLAN works with -fpass-plugin alone. The name must not start with
+// 'h': LLVM's parser reads an unknown -hxxx as grouped single-letter options,
+// finds -h, prints its help and exits 0 without compiling (measured with
+// clang 19), so a missing -Xclang -load would silently skip the build.
 static cl::opt<std::string>
-    PlanOption("hmplace-plan",
+    PlanOption("placement-plan",
                cl::desc("HmPlace placement plan (default: $HMPLACE_PLAN)"),
                cl::value_desc("file"));
 
@@ -177,7 +180,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
   if (Path.empty()) {
     Ctx.diagnose(HmPlaceDiag(
         "HmPlace: no plan given: set HMPLACE_PLAN=plan.yaml (or -mllvm "
-        "-hmplace-plan=plan.yaml with -Xclang -load -Xclang HmPlace.so)",
+        "-placement-plan=plan.yaml with -Xclang -load -Xclang HmPlace.so)",
         DS_Error));
     return PreservedAnalyses::all();
   }
