@@ -372,7 +372,12 @@ static void placed_failed(enum hmplace_kind k) {
  * it exits. */
 enum { NCLS = 40, CACHE_N = 32, MAX_CACHED = 32768 };
 
+/* At most CACHE_BYTES of free placed memory per thread and kind: cached
+ * blocks still occupy the tier (and are not counted against its budget). */
+enum { CACHE_BYTES = 1 << 20 };
+
 struct kcache {
+  size_t bytes;
   unsigned count[NCLS];
   void *slot[NCLS][CACHE_N];
 };
@@ -459,9 +464,10 @@ static void *placed_malloc(enum hmplace_kind k, size_t n) {
     unsigned cls = class_for_request(n);
     u = class_size(cls);
     struct kcache *c = cache_for(k);
-    if (c && c->count[cls])
+    if (c && c->count[cls]) {
       p = c->slot[cls][--c->count[cls]];
-    else if (!(p = memkind_malloc(s->kind, u)))
+      c->bytes -= u;
+    } else if (!(p = memkind_malloc(s->kind, u)))
       return NULL;
   } else {
     if (!(p = memkind_malloc(s->kind, n)))
@@ -492,8 +498,9 @@ static void placed_free(int k, void *p) {
   int cls = class_exact(u);
   if (cls >= 0) {
     struct kcache *c = cache_for(k);
-    if (c && c->count[cls] < CACHE_N) {
+    if (c && c->count[cls] < CACHE_N && c->bytes + u <= CACHE_BYTES) {
       c->slot[cls][c->count[cls]++] = p;
+      c->bytes += u;
       return;
     }
   }

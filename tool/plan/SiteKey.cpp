@@ -59,7 +59,15 @@ std::optional<Frame> parseFrame(StringRef Text, std::string &Err) {
       Err = ("missing file name in '" + T + "'").str();
       return std::nullopt;
     }
-    if (!ColText.empty() && Col == 0 && Line != 0) {
+    if (Line == 0 && !ColText.empty()) {
+      // Unresolved frames are written file:0; a column there would not
+      // survive printing (file:0 has none) and means nothing.
+      Err = ("line 0 with a column in '" + T +
+             "'; an unresolved frame is written as name:0")
+                .str();
+      return std::nullopt;
+    }
+    if (!ColText.empty() && Col == 0) {
       Err = ("column 0 in '" + T +
              "'; columns start at 1 (omit the column to match any)")
                 .str();
