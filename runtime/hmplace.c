@@ -50,7 +50,9 @@
  * __libc_* serve until then: dlsym may itself allocate and free. */
 extern void __libc_free(void *);
 extern void *__libc_realloc(void *, size_t);
-static void (*next_free)(void *);
+static void bootstrap_free(void *p);
+/* Starts as bootstrap_free, so the hot path is a load and a jump, no test. */
+static void (*next_free)(void *) = bootstrap_free;
 static void *(*next_realloc)(void *, size_t);
 static size_t (*next_usable)(void *);
 static _Atomic int next_resolving;
@@ -70,14 +72,14 @@ static void resolve_next(void) {
     __atomic_store_n(&next_free, (void (*)(void *))f, __ATOMIC_RELEASE);
 }
 
-static inline void heap_free(void *p) {
-  void (*f)(void *) = __atomic_load_n(&next_free, __ATOMIC_ACQUIRE);
-  if (__builtin_expect(f != NULL, 1)) {
-    f(p);
-    return;
-  }
+/* Until dlsym has answered (or if it cannot), glibc's own free. */
+static void bootstrap_free(void *p) {
   resolve_next();
   __libc_free(p);
+}
+
+static inline void heap_free(void *p) {
+  __atomic_load_n(&next_free, __ATOMIC_ACQUIRE)(p);
 }
 static void *heap_realloc(void *p, size_t n) {
   void *(*f)(void *, size_t) = __atomic_load_n(&next_realloc, __ATOMIC_ACQUIRE);
@@ -174,12 +176,19 @@ struct slot {
 
 static struct slot Slots[HMPLACE_KIND_COUNT];
 
-/* The reserved range. Written once under RangeLock before any pointer from
- * it exists; read with relaxed loads on every free. */
-static _Atomic uintptr_t RangeBase, RangeSpan;
-static unsigned SlotShift = 36; /* 64 GiB per kind */
+/* Address layout: kind k owns [Base + k 2^36, Base + (k+1) 2^36). It is
+ * fixed so that the ownership test on every free is one load, a subtraction
+ * and a compare with a constant; HMPLACE_SLOT_SIZE only limits how much of
+ * each 64 GiB slot is mapped. Until the range exists Base is 0 - SPAN, so no
+ * user pointer p has p - Base < SPAN (it would have to lie in the top SPAN
+ * bytes of the address space, which is the kernel's). Base is written once,
+ * under RangeLock, before any pointer from the range exists. */
+enum { SLOT_SHIFT = 36 };
+#define SPAN ((uintptr_t)HMPLACE_KIND_COUNT << SLOT_SHIFT)
+static _Atomic uintptr_t RangeBase = (uintptr_t)0 - SPAN;
+static size_t SlotBytes = (size_t)1 << SLOT_SHIFT;
 static pthread_mutex_t RangeLock = PTHREAD_MUTEX_INITIALIZER;
-static int RangeFailed;
+static int RangeReady, RangeFailed;
 
 static _Atomic int Off; /* HMPLACE=off */
 
@@ -192,19 +201,17 @@ static void warn(const char *fmt, const char *a, const char *b) {
 /* Reserve the whole span once: PROT_NONE costs no memory and no commit. */
 static int reserve_range(void) {
   pthread_mutex_lock(&RangeLock);
-  if (!atomic_load(&RangeBase) && !RangeFailed) {
+  if (!RangeReady && !RangeFailed) {
     const char *s = getenv("HMPLACE_SLOT_SIZE");
     if (s && *s) {
       uint64_t v;
-      if (hm_parse_size(s, &v) == 0 && v >= (1ULL << 30) && (v & (v - 1)) == 0)
-        SlotShift = (unsigned)__builtin_ctzll(v);
+      if (hm_parse_size(s, &v) == 0 && v >= (1ULL << 30) &&
+          v <= ((uint64_t)1 << SLOT_SHIFT))
+        SlotBytes = (size_t)v & ~(((size_t)1 << 21) - 1);
       else
-        warn("ignoring HMPLACE_SLOT_SIZE='%s'%s: need a power of two >= "
-             "1GiB",
-             s, "");
+        warn("ignoring HMPLACE_SLOT_SIZE='%s'%s: need 1GiB to 64GiB", s, "");
     }
-    size_t span = (size_t)HMPLACE_KIND_COUNT << SlotShift;
-    void *p = mmap(NULL, span, PROT_NONE,
+    void *p = mmap(NULL, SPAN, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
       RangeFailed = 1;
@@ -212,12 +219,13 @@ static int reserve_range(void) {
            "planned sites use the ordinary heap",
            "the", strerror(errno));
     } else {
-      atomic_store(&RangeSpan, span);
       atomic_store(&RangeBase, (uintptr_t)p);
+      RangeReady = 1;
     }
   }
+  int ok = RangeReady;
   pthread_mutex_unlock(&RangeLock);
-  return atomic_load(&RangeBase) ? 0 : -1;
+  return ok ? 0 : -1;
 }
 
 /* Read the node policy memkind uses for static kind k from one of its
@@ -253,8 +261,8 @@ static int slot_init(enum hmplace_kind k) {
   } else if (reserve_range() != 0) {
     why = "no address range could be reserved";
   } else {
-    size_t size = (size_t)1 << SlotShift;
-    char *base = (char *)atomic_load(&RangeBase) + ((size_t)k << SlotShift);
+    size_t size = SlotBytes;
+    char *base = (char *)atomic_load(&RangeBase) + ((size_t)k << SLOT_SHIFT);
     void *m =
         mmap(base, size, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
@@ -294,9 +302,8 @@ static inline int slot_ready(enum hmplace_kind k) {
 static inline int owner_of(const void *p) {
   uintptr_t off =
       (uintptr_t)p - atomic_load_explicit(&RangeBase, memory_order_relaxed);
-  if (__builtin_expect(
-          off < atomic_load_explicit(&RangeSpan, memory_order_relaxed), 0))
-    return (int)(off >> SlotShift);
+  if (__builtin_expect(off < SPAN, 0))
+    return (int)(off >> SLOT_SHIFT);
   return -1;
 }
 
@@ -631,9 +638,7 @@ char *hmplace_strndup(enum hmplace_kind k, const char *s, size_t max) {
 
 /*--- dispatch for any pointer --------------------------------------------*/
 
-void hmplace_free(void *p) { hm_free(p); }
-
-void hm_free(void *p) {
+static inline __attribute__((always_inline)) void dispatch_free(void *p) {
   int k = owner_of(p);
   if (__builtin_expect(k < 0, 1)) {
     heap_free(p);
@@ -641,6 +646,16 @@ void hm_free(void *p) {
   }
   placed_free(k, p);
 }
+
+void hmplace_free(void *p) { dispatch_free(p); }
+void hm_free(void *p) { dispatch_free(p); }
+
+#if HMPLACE_INTERPOSE
+/* The program's free() (interpose.c has realloc and the rest). Defined here,
+ * beside the ownership test, so that the test is inlined into the path every
+ * free of the program takes. */
+void free(void *p) { dispatch_free(p); }
+#endif
 
 size_t hmplace_malloc_usable_size(void *p) {
   if (!p)

@@ -1,6 +1,7 @@
 /*===- interpose.c - process-wide free/realloc replacement -----------------===*
  *
- * Linked into libhmplace.so (the default): the program's free, realloc,
+ * Linked into libhmplace.so (the default): the program's free (defined in
+ * hmplace.c beside the ownership test it inlines), realloc,
  * reallocarray and malloc_usable_size resolve here before glibc, so a placed
  * block freed by code that was never rewritten (another file, a library) is
  * returned to its kind, and everything else goes on to the next allocator.
@@ -14,8 +15,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-
-void free(void *p) { hm_free(p); }
 
 void *realloc(void *p, size_t n) { return hmplace_realloc(p, n); }
 
