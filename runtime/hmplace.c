@@ -683,7 +683,7 @@ static void *placed_realloc(int k, void *p, size_t n) {
       !b || n <= old ||
       atomic_load_explicit(&s->live, memory_order_relaxed) + n - old <= b;
   if (fits && !atomic_load_explicit(&Off, memory_order_relaxed)) {
-    hm_track_free(p);
+    hm_track_forget(p);
     void *q = memkind_realloc(s->kind, p, n);
     if (q) {
       size_t u = memkind_malloc_usable_size(s->kind, q);

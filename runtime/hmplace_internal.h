@@ -22,14 +22,21 @@ int hm_budget_from_env(int k);
  * at exit; otherwise these are a predictable branch. */
 extern int hm_tracking;
 void hm_track_alloc_slow(void *p, size_t n);
-void hm_track_free_slow(void *p);
+void hm_track_free_slow(void *p, int sample);
 static inline void hm_track_alloc(void *p, size_t n) {
   if (__builtin_expect(hm_tracking, 0))
     hm_track_alloc_slow(p, n);
 }
+/* A block leaves: its pages are sampled for the report (it is freed). */
 static inline void hm_track_free(void *p) {
   if (__builtin_expect(hm_tracking, 0))
-    hm_track_free_slow(p);
+    hm_track_free_slow(p, 1);
+}
+/* A block is about to be reallocated: forget it without sampling, or its
+ * pages would be counted again when the new block is freed. */
+static inline void hm_track_forget(void *p) {
+  if (__builtin_expect(hm_tracking, 0))
+    hm_track_free_slow(p, 0);
 }
 void hm_report_init(void);
 

@@ -143,7 +143,7 @@ static uint64_t FreedPages[HMPLACE_KIND_COUNT][MAXNODES];
 static void count_pages(void *p, size_t n, uint64_t *by_node,
                         uint64_t *untouched);
 
-void hm_track_free_slow(void *p) {
+void hm_track_free_slow(void *p, int sample) {
   pthread_mutex_lock(&TrackLock);
   struct blk **pp = &Buckets[bucket(p)];
   while (*pp && (*pp)->p != p)
@@ -153,7 +153,7 @@ void hm_track_free_slow(void *p) {
     *pp = b->next;
     int k = hmplace_owner(p) - 1;
     uint64_t untouched = 0;
-    if (k >= 0)
+    if (k >= 0 && sample)
       count_pages(p, b->n, FreedPages[k], &untouched);
   }
   pthread_mutex_unlock(&TrackLock);

@@ -28,10 +28,16 @@ int main(void) {
     p[i] = hmplace_malloc(HMPLACE_HBW, 1 << 20);
     memset(p[i], 1, 1 << 20);
   }
+  // A block reallocated in its kind counts once, with its final pages.
+  char *q = hmplace_malloc(HMPLACE_HBW, 1 << 20);
+  q = hmplace_realloc(q, 600 << 10);
+  memset(q, 2, 600 << 10);
   printf("expect %lu\n", pages(p[0], 1 << 20) + pages(p[1], 1 << 20) +
-                             pages(p[2], 1 << 20));
+                             pages(p[2], 1 << 20) +
+                             pages(q, 600 << 10)); /* the rest: untouched */
   fflush(stdout); /* before the report, which atexit prints */
   hmplace_free(p[2]);
+  hmplace_free(q);
   // An untouched placed block: its pages are reported as not present.
   void *u = hmplace_malloc(HMPLACE_REGULAR, 64 << 10);
   (void)u;
@@ -41,9 +47,9 @@ int main(void) {
 // CHECK-NEXT: hmplace: placement report (pid {{[0-9]+}})
 // CHECK-NEXT: hmplace: kind {{ *}}allocs bytes peak live live fallbacks  pages by node
 // CHECK-NEXT: hmplace: MEMKIND_REGULAR {{ *}}1 64.0 KiB {{.*}} 0  untouched:17
-// CHECK-NEXT: hmplace: MEMKIND_HBW {{ *}}3 3.0 MiB {{ *}}3.{{[0-9]}} MiB {{ *}}2.{{[0-9]}} MiB {{ *}}0  node0:[[PAGES]]
+// CHECK-NEXT: hmplace: MEMKIND_HBW {{ *}}4 4.0 MiB {{ *}}4.{{[0-9]}} MiB {{ *}}2.{{[0-9]}} MiB {{ *}}0  node0:[[PAGES]]
 // JSON: expect [[PAGES:[0-9]+]]
-// JSON-NEXT: 3 {{[0-9]+}} {{[0-9]+}} 2 {'0': [[PAGES]]} 0
-// ABSENT: hmplace: MEMKIND_HBW {{ *}}0 0 B 0 B 0 B 3  -
+// JSON-NEXT: 4 {{[0-9]+}} {{[0-9]+}} 2 {'0': [[PAGES]]} 0
+// ABSENT: hmplace: MEMKIND_HBW {{ *}}0 0 B 0 B 0 B 4  -
 // OFF: placement report (pid {{[0-9]+}}) [HMPLACE=off: nothing placed]
-// OFF: hmplace: MEMKIND_HBW {{ *}}0 0 B 0 B 0 B 3  -
+// OFF: hmplace: MEMKIND_HBW {{ *}}0 0 B 0 B 0 B 4  -
