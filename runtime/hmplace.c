@@ -520,16 +520,22 @@ static inline int valid_kind(enum hmplace_kind k) {
 
 /*--- entry points for planned sites ---------------------------------------*/
 
+/* A block of \p req bytes (aligned to \p align unless 0) from kind \p k, or
+ * NULL when the kind may not or cannot serve it: counted, and the caller
+ * falls back to the ordinary heap with C's own call. */
+static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
+  if (!valid_kind(k) || !may_place(k, req))
+    return NULL;
+  void *p = align ? placed_aligned(k, align, req) : placed_malloc(k, req);
+  if (!p)
+    placed_failed(k);
+  return p;
+}
+
 void *hmplace_malloc(enum hmplace_kind k, size_t n) {
   /* malloc(0) returns a unique pointer; memkind's returns NULL. */
-  size_t req = n ? n : 1;
-  if (valid_kind(k) && may_place(k, req)) {
-    void *p = placed_malloc(k, req);
-    if (p)
-      return p;
-    placed_failed(k);
-  }
-  return malloc(n);
+  void *p = try_place(k, 0, n ? n : 1);
+  return p ? p : malloc(n);
 }
 
 void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size) {
@@ -539,18 +545,12 @@ void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size) {
     errno = ENOMEM;
     return NULL;
   }
-  size_t req = n ? n : 1;
-  if (valid_kind(k) && may_place(k, req)) {
-    void *p = placed_malloc(k, req);
-    if (p) {
-      /* Cached blocks are dirty; fresh large ones come zeroed from mmap
-       * only sometimes, so always clear what the caller asked for. */
-      memset(p, 0, n);
-      return p;
-    }
-    placed_failed(k);
-  }
-  return calloc(nmemb, size);
+  void *p = try_place(k, 0, n ? n : 1);
+  if (!p)
+    return calloc(nmemb, size);
+  /* Cached blocks are dirty and fresh ones are zero only sometimes. */
+  memset(p, 0, n);
+  return p;
 }
 
 static int good_alignment(size_t align) {
@@ -563,14 +563,10 @@ int hmplace_posix_memalign(enum hmplace_kind k, void **out, size_t align,
    * untouched. Returns the error; errno is left alone. */
   if (!good_alignment(align) || align % sizeof(void *) != 0)
     return EINVAL;
-  size_t req = n ? n : 1;
-  if (valid_kind(k) && may_place(k, req)) {
-    void *p = placed_aligned(k, align, req);
-    if (p) {
-      *out = p;
-      return 0;
-    }
-    placed_failed(k);
+  void *p = try_place(k, align, n ? n : 1);
+  if (p) {
+    *out = p;
+    return 0;
   }
   int saved = errno;
   int r = posix_memalign(out, align, n);
@@ -584,15 +580,9 @@ void *hmplace_aligned_alloc(enum hmplace_kind k, size_t align, size_t n) {
     errno = EINVAL;
     return NULL;
   }
-  size_t req = n ? n : 1;
   size_t a = align < sizeof(void *) ? sizeof(void *) : align;
-  if (valid_kind(k) && may_place(k, req)) {
-    void *p = placed_aligned(k, a, req);
-    if (p)
-      return p;
-    placed_failed(k);
-  }
-  return aligned_alloc(align, n);
+  void *p = try_place(k, a, n ? n : 1);
+  return p ? p : aligned_alloc(align, n);
 }
 
 void *hmplace_memalign(enum hmplace_kind k, size_t align, size_t n) {
@@ -604,14 +594,8 @@ void *hmplace_memalign(enum hmplace_kind k, size_t align, size_t n) {
   size_t a = sizeof(void *);
   while (a < align)
     a <<= 1;
-  size_t req = n ? n : 1;
-  if (valid_kind(k) && may_place(k, req)) {
-    void *p = placed_aligned(k, a, req);
-    if (p)
-      return p;
-    placed_failed(k);
-  }
-  return memalign(align, n);
+  void *p = try_place(k, a, n ? n : 1);
+  return p ? p : memalign(align, n);
 }
 
 void *hmplace_valloc(enum hmplace_kind k, size_t n) {
