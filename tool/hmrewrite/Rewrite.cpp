@@ -26,19 +26,6 @@ namespace hmplace {
 
 namespace {
 
-/// The runtime entry that a rewritten call uses, mapped back to the C
-/// function it replaced (so rewritten sources are recognised as placed).
-static const AllocFn *findPlacedFn(StringRef Name) {
-  for (const char *C :
-       {"malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign",
-        "memalign", "valloc", "strdup", "strndup"}) {
-    const AllocFn *F = findAllocFn(C);
-    if (Name == F->Placed)
-      return F;
-  }
-  return nullptr;
-}
-
 class CallCollector : public RecursiveASTVisitor<CallCollector> {
 public:
   CallCollector(ASTContext &Ctx, StringRef Dir, std::vector<CallRecord> &Out)
@@ -58,18 +45,12 @@ public:
       return true;
     StringRef Name = FD->getName();
     const AllocFn *Fn = findAllocFn(Name);
-    bool Already = false;
-    unsigned Args = Fn ? Fn->NumArgs : 0;
-    if (!Fn && (Fn = findPlacedFn(Name))) {
+    bool Already = false, TakesKind = false;
+    // A call an earlier run rewrote (hmplace_malloc(KIND, n), or a realloc
+    // turned into hmplace_realloc) is still the same site.
+    if (!Fn && (Fn = findReplacedAllocFn(Name, TakesKind)))
       Already = true;
-      Args = Fn->NumArgs + 1; // the kind comes first
-    } else if (!Fn && Name == findAllocFn("realloc")->Dispatch) {
-      // A realloc that an earlier run turned into the dispatching version
-      // is still the same allocation site.
-      Fn = findAllocFn("realloc");
-      Already = true;
-      Args = Fn->NumArgs;
-    }
+    unsigned Args = Fn ? Fn->NumArgs + TakesKind : 0;
     if (!Fn || CE->getNumArgs() != Args)
       return true;
     // The C library function (or std::), not a user function of that name

@@ -33,6 +33,15 @@ const AllocFn *findAllocFn(StringRef Name) {
   return nullptr;
 }
 
+const AllocFn *findReplacedAllocFn(StringRef Name, bool &TakesKind) {
+  for (const AllocFn &F : Fns) {
+    TakesKind = F.Placed && Name == F.Placed;
+    if (TakesKind || (F.Dispatch && Name == F.Dispatch))
+      return &F;
+  }
+  return nullptr;
+}
+
 // operator new(size_t [, align_val_t] [, const nothrow_t &]) and new[]: the
 // runtime's forms take the kind after the size and alignment. The C
 // functions are added from Fns above, kind first.

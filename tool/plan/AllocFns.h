@@ -28,6 +28,11 @@ struct AllocFn {
 /// The entry for C library function \p Name, or nullptr.
 const AllocFn *findAllocFn(llvm::StringRef Name);
 
+/// The C function whose placed (\p TakesKind set) or dispatching runtime
+/// replacement is named \p Name (hmplace_malloc, hmplace_realloc, ...), or
+/// nullptr: how a front end recognises calls an earlier run rewrote.
+const AllocFn *findReplacedAllocFn(llvm::StringRef Name, bool &TakesKind);
+
 /// An allocation function as it appears in LLVM IR (C names, and C++
 /// operator new in all its Itanium-mangled forms) and the runtime function a
 /// planned call becomes: the same arguments with the kind (an i32) inserted
