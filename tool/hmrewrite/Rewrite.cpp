@@ -255,10 +255,7 @@ RewriteSession::actionFactory() {
 void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
   for (CallRecord &C : TUCalls) {
     // A call in a header is seen once per TU that includes it.
-    if (!SeenCalls
-             .insert({C.Key.File + ":" + std::to_string(C.Key.Line) + ":" +
-                          std::to_string(C.Key.Column) + "@" + C.EditFile,
-                      C.CalleeOffset})
+    if (!SeenCalls.insert({C.Key.str() + "@" + C.EditFile, C.CalleeOffset})
              .second)
       continue;
     Calls.push_back(std::move(C));
@@ -279,9 +276,7 @@ std::vector<const CallRecord *> RewriteSession::allocationSites() const {
 }
 
 void RewriteSession::warnAt(const CallRecord &C, const Twine &Msg) {
-  D.report(
-      (C.Key.File + ":" + Twine(C.Key.Line) + ":" + Twine(C.Key.Column)).str(),
-      Severity::Warning, Msg);
+  D.report(C.Key.str(), Severity::Warning, Msg);
 }
 
 void RewriteSession::addEdit(const std::string &File, unsigned Offset,
@@ -358,13 +353,10 @@ bool RewriteSession::finish() {
         addEdit(C.EditFile, C.ArgOffset, 0, runtimeKindConstant(K) + ", ");
         ++NumPlaced;
         if (Remarks)
-          D.report(
-              (C.Key.File + ":" + Twine(C.Key.Line) + ":" + Twine(C.Key.Column))
-                  .str(),
-              Severity::Remark,
-              Twine("placed ") + C.Fn->Name + " at " + C.Key.File + ":" +
-                  Twine(C.Key.Line) + ":" + Twine(C.Key.Column) + " in " +
-                  K.Name + " (plan entry '" + P->Entry->key() + "')");
+          D.report(C.Key.str(), Severity::Remark,
+                   Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
+                       " in " + K.Name + " (plan entry '" + P->Entry->key() +
+                       "')");
         continue;
       }
     }

@@ -117,11 +117,6 @@ CallContext contextOf(const DILocation *DL) {
   return C;
 }
 
-std::string keyText(const CallContext &C) {
-  const SourcePos &S = C.Frames.front();
-  return S.File + ":" + std::to_string(S.Line) + ":" + std::to_string(S.Column);
-}
-
 /// Replace \p CB by a call to \p Placed with the kind inserted at
 /// \p F.KindArg. Invokes stay invokes (operator new may throw).
 CallBase *placeCall(CallBase *CB, const IRAllocFn &F, int Kind) {
@@ -238,7 +233,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     const Placement &P = Decisions[I];
     Function &Fn = *S.CB->getFunction();
     OptimizationRemarkEmitter ORE(&Fn);
-    std::string Key = keyText(S.C);
+    std::string Key = S.C.Frames.front().str();
     if (P.State == Placement::Conflict) {
       ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotPlaced", S.CB)
                << S.F->Source << " at " << Key << " not placed: " << P.Reason);

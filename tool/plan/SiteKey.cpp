@@ -114,6 +114,10 @@ std::string normalizePath(StringRef Path, StringRef BaseDir) {
   return std::string(P);
 }
 
+std::string SourcePos::str() const {
+  return File + ":" + std::to_string(Line) + ":" + std::to_string(Column);
+}
+
 SourcePos makeSourcePos(StringRef Dir, StringRef File, unsigned Line,
                         unsigned Column) {
   return {normalizePath(File, Dir), Line, Column};

@@ -52,6 +52,8 @@ struct SourcePos {
   std::string File; ///< absolute, with `.` and `..` removed
   unsigned Line = 0;
   unsigned Column = 0;
+  /// `file:line:col`, as diagnostics and remarks print a site.
+  std::string str() const;
 };
 
 /// What a front end knows about one allocation call: the call itself and the
