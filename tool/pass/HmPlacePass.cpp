@@ -80,9 +80,8 @@ private:
 
 /// Plans are read once per process and shared by all modules it compiles.
 struct LoadedPlan {
-  std::string Diagnostics; ///< what reading it printed (errors, warnings)
-  std::unique_ptr<DiagEngine> D;
-  std::unique_ptr<Plan> P;
+  std::unique_ptr<DiagEngine> D; ///< keeps the plan's locations printable
+  std::unique_ptr<Plan> P;       ///< null if the plan could not be read
 };
 
 const LoadedPlan &loadPlanOnce(const std::string &Path) {
@@ -92,11 +91,8 @@ const LoadedPlan &loadPlanOnce(const std::string &Path) {
   std::unique_ptr<LoadedPlan> &L = Cache[Path];
   if (!L) {
     L = std::make_unique<LoadedPlan>();
-    raw_string_ostream OS(L->Diagnostics);
     L->D = std::make_unique<DiagEngine>(errs());
-    L->P = loadPlan(Path, *L->D);
-    if (L->P && L->D->errors())
-      L->P.reset();
+    L->P = loadPlan(Path, *L->D); // null after reporting any error
   }
   return *L;
 }
