@@ -102,8 +102,7 @@ static void *heap_realloc(void *p, size_t n) { return realloc(p, n); }
 static size_t heap_usable(void *p) { return malloc_usable_size(p); }
 #endif
 
-/*--- slots
- * -------------------------------------------------------------------*/
+/*--- slots ----------------------------------------------------------------*/
 
 static memkind_t *const StaticKinds[HMPLACE_KIND_COUNT] = {
     &MEMKIND_REGULAR,
@@ -313,8 +312,7 @@ int hmplace_owner(const void *p) {
   return owner_of(p) + 1;
 }
 
-/*--- accounting
- * --------------------------------------------------------------*/
+/*--- accounting -------------------------------------------------------------*/
 
 /* Add \p usable live bytes and raise the peak if they set a new one. */
 static void add_live(struct slot *s, size_t usable) {

@@ -160,8 +160,7 @@ void hm_track_free_slow(void *p, int sample) {
   free(b);
 }
 
-/*--- the report
- * ---------------------------------------------------------------*/
+/*--- the report -------------------------------------------------------------*/
 
 struct residency {
   uint64_t pages[MAXNODES]; /* by node */
