@@ -522,6 +522,7 @@ static inline int valid_kind(enum hmplace_kind k) {
  * NULL when the kind may not or cannot serve it: counted, and the caller
  * falls back to the ordinary heap with C's own call. */
 static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
+  hm_ctx_account(req);
   if (!valid_kind(k) || !may_place(k, req))
     return NULL;
   void *p = align ? placed_aligned(k, align, req) : placed_malloc(k, req);
@@ -697,6 +698,9 @@ void *hmplace_realloc(void *p, size_t n) {
 void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
   if (!p)
     return hmplace_malloc(k, n);
+  hm_ctx_account(n);
+  if (!valid_kind(k)) /* a context site chose the ordinary heap */
+    return hmplace_realloc(p, n);
   int owner = owner_of(p);
   if (n == 0) {
     hmplace_free(p);

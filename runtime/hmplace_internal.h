@@ -40,6 +40,13 @@ static inline void hm_track_forget(void *p) {
 }
 void hm_report_init(void);
 
+/* context.c: bytes of the allocation a context site just chose an entry for
+ * (called by every placed entry point), and the per-entry report. */
+void hm_ctx_account(size_t bytes);
+#include <stdio.h>
+void hm_ctx_report_text(FILE *f);
+void hm_ctx_report_json(FILE *f);
+
 /* hmplace_free without the exported symbol's interposable call: the replaced
  * free() calls this directly. */
 void hm_free(void *p) __attribute__((visibility("hidden")));

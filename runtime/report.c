@@ -270,6 +270,7 @@ static void report_text(FILE *f) {
   }
   if (!any)
     fprintf(f, "hmplace: no planned allocation ran\n");
+  hm_ctx_report_text(f);
 }
 
 static void report_json(FILE *f) {
@@ -302,7 +303,9 @@ static void report_json(FILE *f) {
             (unsigned long long)r.untouched);
     first = 0;
   }
-  fprintf(f, "\n]}\n");
+  fprintf(f, "\n], ");
+  hm_ctx_report_json(f);
+  fprintf(f, "}\n");
 }
 
 void hmplace_report(void) {

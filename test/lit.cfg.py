@@ -57,6 +57,18 @@ for san, flags in [("asan", "-fsanitize=address,undefined -fno-sanitize-recover=
          "%s %s/libhmplace-core-%s.a %s" % (flags, libdir, san, rt_deps)))
 if config.hmplace_sanitizers:
     config.available_features.add("sanitizers")
+# Context tests: one program built with HmPlace.so at -O0 and -O2 and with
+# hmrewrite, run, outputs compared (test/context/Inputs/three-ways.py).
+config.substitutions.append(
+    ("%three_ways", " ".join([
+        sys.executable,
+        os.path.join(config.hmplace_src_root, "test", "context", "Inputs",
+                     "three-ways.py"),
+        "--clang", os.path.join(tools, "clang"),
+        "--clangxx", os.path.join(tools, "clang++"),
+        "--plugin", os.path.join(config.hmplace_obj_root, "lib", "HmPlace.so"),
+        "--hmrewrite", tool("hmrewrite"),
+        "--include", rt_inc, "--libdir", libdir])))
 # Tests see exactly one NUMA node and no HBM; %hbw makes memkind's HBW and
 # DAX kinds use node 0, as on a machine that has them.
 config.substitutions.append(("%hbw", "env MEMKIND_HBW_NODES=0 MEMKIND_DAX_KMEM_NODES=0"))

@@ -92,6 +92,43 @@ const char *hmplace_kind_name(enum hmplace_kind k);
 /* Print the report now (also done at exit when HMPLACE_REPORT is set). */
 void hmplace_report(void);
 
+/*--- context-sensitive placement (call-stack plan entries) ----------------*
+ * A call site that a plan names as a caller frame notes itself on a
+ * per-thread shadow stack around the call; an allocation call whose plan
+ * entries differ by caller asks hmplace_ctx_kind() which kind the current
+ * chain selects. hmrewrite and HmPlace.so emit these calls; the design is in
+ * tool/plan/Context.h. */
+#define HMPLACE_CTX_CAP 64
+struct hmplace_ctx_stack {
+  uint32_t depth; /* may exceed HMPLACE_CTX_CAP: deeper ids are not kept */
+  uint32_t reserved;
+  uint64_t ids[HMPLACE_CTX_CAP + 1]; /* the last one absorbs overflow */
+};
+extern __thread struct hmplace_ctx_stack hmplace_ctx_tls
+    __attribute__((tls_model("initial-exec")));
+
+/* Push a frame id; returns the depth to restore after the call. */
+static __inline__ uint32_t hmplace_ctx_push(uint64_t id) {
+  uint32_t d = hmplace_ctx_tls.depth;
+  hmplace_ctx_tls.ids[d < HMPLACE_CTX_CAP ? d : HMPLACE_CTX_CAP] = id;
+  hmplace_ctx_tls.depth = d + 1;
+  return d;
+}
+static __inline__ void hmplace_ctx_restore(uint32_t depth) {
+  hmplace_ctx_tls.depth = depth;
+}
+/* GNU C cleanup handler: restores the depth when a scope ends. */
+static __inline__ void hmplace_ctx_cleanup(uint32_t *depth) {
+  hmplace_ctx_tls.depth = *depth;
+}
+/* The kind a context site allocates in now (-1: the ordinary heap), from
+ * its descriptor (a string only the front ends write). Counts the object
+ * for the per-entry report. */
+int hmplace_ctx_kind(const char *site);
+/* Make sites known at start-up, so that the report can name plan entries
+ * whose allocations never ran. */
+void hmplace_ctx_register(const char *const *sites, size_t n);
+
 #ifdef __cplusplus
 } /* extern "C" */
 

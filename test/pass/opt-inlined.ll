@@ -1,14 +1,18 @@
 ; An inlined call's key is its own position followed by its inlined-at
 ; chain, innermost first: stack entries of the plan match it, and so a
-; wrapper's one malloc is placed differently per caller once inlined.
+; wrapper's one malloc is placed differently per caller once inlined. The
+; out-of-line wrapper knows no caller: it becomes a context site whose kind
+; the runtime picks from the shadow stack (never the union of the entries).
 ; RUN: rm -rf %t && mkdir -p %t
 ; RUN: printf 'version: 1\nsites:\n  - {stack: [util.h:12, solver.c:88], kind: hbm}\n  - {stack: [util.h:12, grid.c:40], kind: ddr}\n' > %t/plan.yaml
 ; RUN: env HMPLACE_PLAN=%t/plan.yaml %opt -load-pass-plugin=%hmplace_plugin -passes=hm-place -pass-remarks=hm-place -pass-remarks-missed=hm-place -S %s -o - 2> %t/remarks | FileCheck %s
 ; RUN: FileCheck %s --check-prefix=REMARK < %t/remarks
-; The out-of-line wrapper itself knows no caller: the entries disagree.
+; CHECK: @hmplace.site = private constant {{.*}} c"HM1\09/src/util.h:12:10\09-1\0A3\09{{[0-9a-f]+}}\09util.h:12 > solver.c:88\0A0\09{{[0-9a-f]+}}\09util.h:12 > grid.c:40\0A\00"
+; CHECK: @llvm.global_ctors = {{.*}} @hmplace.register_sites
 ; CHECK-LABEL: define ptr @xmalloc
-; CHECK: call ptr @malloc(i64 %n)
-; REMARK: remark: util.h:12:10: malloc at /src/util.h:12:10 not placed: placement depends on the caller
+; CHECK: %hm.kind = call i32 @hmplace_ctx_kind(ptr @hmplace.site)
+; CHECK: call ptr @hmplace_malloc(i32 %hm.kind, i64 %n)
+; REMARK: remark: util.h:12:10: placed malloc at /src/util.h:12:10 by its callers (call-stack entries: 'util.h:12 > solver.c:88' 'util.h:12 > grid.c:40'; otherwise the ordinary heap)
 ; CHECK-LABEL: define void @solver
 ; CHECK: call ptr @hmplace_malloc(i32 3, i64 %n)
 ; REMARK: remark: util.h:12:10: placed malloc at /src/util.h:12:10 in MEMKIND_HBW (plan entry 'util.h:12 > solver.c:88')

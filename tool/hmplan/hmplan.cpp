@@ -188,6 +188,17 @@ static int match(DiagEngine &D) {
     case Placement::Conflict:
       outs() << "not placed: " << Pl.Reason << "\n";
       break;
+    case Placement::Contextual:
+      // What the front ends make of it: a context site whose kind the
+      // caller chain decides at run time.
+      outs() << "decided at run time by the caller chain:";
+      for (const ContextChoice &Ch : Pl.Choices)
+        outs() << " '" << Ch.Entry->key() << "' -> " << Ch.Entry->To.Kind->Name
+               << ";";
+      outs() << " otherwise "
+             << (Pl.Entry ? Pl.Entry->To.Kind->Name : "the ordinary heap")
+             << "\n";
+      break;
     }
   }
   outs().flush();

@@ -10,6 +10,7 @@
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -18,6 +19,7 @@
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Regex.h"
 
 using namespace clang;
 using namespace llvm;
@@ -28,8 +30,9 @@ namespace {
 
 class CallCollector : public RecursiveASTVisitor<CallCollector> {
 public:
-  CallCollector(ASTContext &Ctx, StringRef Dir, std::vector<CallRecord> &Out)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Dir(Dir), Out(Out) {}
+  CallCollector(ASTContext &Ctx, StringRef Dir, const RewriteSession &S,
+                std::vector<CallRecord> &Out)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Dir(Dir), S(S), Out(Out) {}
 
   bool TraverseFunctionDecl(FunctionDecl *FD) {
     const FunctionDecl *Saved = CurFn;
@@ -41,8 +44,10 @@ public:
 
   bool VisitCallExpr(CallExpr *CE) {
     const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD || !FD->getIdentifier())
+    if (!FD || !FD->getIdentifier()) {
+      recordCaller(CE);
       return true;
+    }
     StringRef Name = FD->getName();
     const AllocFn *Fn = findAllocFn(Name);
     bool Already = false, TakesKind = false;
@@ -51,13 +56,18 @@ public:
     if (!Fn && (Fn = findReplacedAllocFn(Name, TakesKind)))
       Already = true;
     unsigned Args = Fn ? Fn->NumArgs + TakesKind : 0;
-    if (!Fn || CE->getNumArgs() != Args)
+    if (!Fn || CE->getNumArgs() != Args) {
+      recordCaller(CE);
       return true;
+    }
     // The C library function (or std::), not a user function of that name
     // in some namespace or class.
     const DeclContext *DC = FD->getDeclContext()->getRedeclContext();
-    if (!(FD->isExternC() || FD->isInStdNamespace() || DC->isTranslationUnit()))
+    if (!(FD->isExternC() || FD->isInStdNamespace() ||
+          DC->isTranslationUnit())) {
+      recordCaller(CE);
       return true;
+    }
     record(CE, Fn, Already);
     return true;
   }
@@ -116,7 +126,8 @@ private:
     FileID FID = SM.getFileID(EditB);
     if (SM.isInSystemHeader(EditB) || SM.isInSystemMacro(CB)) {
       R.Edit = CallRecord::InSystemHeader;
-    } else if (FID != SM.getMainFileID() && R.Edit == CallRecord::Editable) {
+    } else if (FID != SM.getMainFileID() && R.Edit == CallRecord::Editable &&
+               !selectedHeader(FID)) {
       R.Edit = CallRecord::InOtherFile;
     }
     if (SM.getFileID(EditE) != FID) {
@@ -142,9 +153,112 @@ private:
     Out.push_back(std::move(R));
   }
 
+  bool selectedHeader(FileID FID) const {
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
+    return FE && S.headerSelected(normalizePath(FE->getName(), Dir));
+  }
+
+  /// The name of the variable a noted call's wrapper declares; how a rerun
+  /// recognises a caller frame it already wrapped.
+  static constexpr llvm::StringLiteral NoteVar = "hm_ctx_";
+
+  /// A call (of anything but an allocation function) on a line that a plan
+  /// names as a caller frame: record where a shadow-stack push around it
+  /// would go. The call is wrapped as `({ push; CALL; })` (a GNU statement
+  /// expression: its value is the call's, of any type in C, and the cleanup
+  /// attribute restores the stack also when an exception leaves the call).
+  /// A call written through a macro is wrapped at the macro use, which must
+  /// then be an expression or a statement.
+  void recordCaller(const CallExpr *CE) {
+    // The runtime's own calls (an earlier run's pushes) are never callers.
+    if (const FunctionDecl *FD = CE->getDirectCallee())
+      if (FD->getIdentifier() && FD->getName().starts_with("hmplace_"))
+        return;
+    SourceLocation Begin = CE->getBeginLoc();
+    PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(Begin));
+    if (PL.isInvalid() || !S.isNoteLine(PL.getLine()))
+      return;
+    CallRecord R;
+    R.CompileDir = Dir.str();
+    R.Key = makeSourcePos(Dir, PL.getFilename(), PL.getLine(), PL.getColumn());
+    if (CurFn && CurFn->getIdentifier())
+      R.Enclosing = CurFn->getName().str();
+    // The node to wrap: the call, or the outermost node of its macro use.
+    DynTypedNode Node = DynTypedNode::create(*CE);
+    CharSourceRange Use = SM.getExpansionRange(CE->getSourceRange());
+    auto Inside = [&](SourceRange SR) {
+      CharSourceRange X = SM.getExpansionRange(SR);
+      return X.getBegin() == Use.getBegin() && X.getEnd() == Use.getEnd();
+    };
+    for (;;) {
+      DynTypedNodeList Ps = Ctx.getParents(Node);
+      if (Ps.empty() || !Inside(Ps[0].getSourceRange()))
+        break;
+      Node = Ps[0];
+    }
+    // Already wrapped by an earlier run: the parent is `({ ...; CALL; })`.
+    DynTypedNodeList Ps = Ctx.getParents(Node);
+    if (!Ps.empty())
+      if (const auto *CS = Ps[0].get<CompoundStmt>()) {
+        DynTypedNodeList G = Ctx.getParents(*CS);
+        const auto *SE = G.empty() ? nullptr : G[0].get<StmtExpr>();
+        const auto *DS = CS->body_empty()
+                             ? nullptr
+                             : dyn_cast<DeclStmt>(CS->body_front());
+        const auto *VD = DS && DS->isSingleDecl()
+                             ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                             : nullptr;
+        if (SE && VD && VD->getName() == NoteVar) {
+          R.AlreadyNoted = true;
+          PresumedLoc SL = SM.getPresumedLoc(SM.getExpansionLoc(SE->getBeginLoc()));
+          R.Key = makeSourcePos(Dir, SL.getFilename(), SL.getLine(),
+                                SL.getColumn());
+          Out.push_back(std::move(R));
+          return;
+        }
+      }
+    const Expr *E = Node.get<Expr>();
+    FileID FID = SM.getFileID(Use.getBegin());
+    SourceRange NR = Node.getSourceRange();
+    bool WholeUse =
+        NR.getBegin().isFileID() ||
+        (Lexer::isAtStartOfMacroExpansion(NR.getBegin(), SM,
+                                          Ctx.getLangOpts()) &&
+         Lexer::isAtEndOfMacroExpansion(NR.getEnd(), SM, Ctx.getLangOpts()));
+    if (!CurFn)
+      R.NoteProblem = "it is outside a function";
+    else if (!WholeUse)
+      R.NoteProblem = "its macro use expands to more than one expression or "
+                      "statement (a declaration, say)";
+    else if (!E && !Node.get<Stmt>())
+      R.NoteProblem = "its macro use is not an expression or statement";
+    else if (E && E->isGLValue() && !E->getType()->isFunctionType())
+      R.NoteProblem = "it is an lvalue, which the wrapper would make a copy of";
+    else if (E && Ctx.getLangOpts().CPlusPlus &&
+             !E->getType()->isVoidType() && !E->getType()->isScalarType())
+      R.NoteProblem = "it returns a class object, which the wrapper would copy";
+    else if (SM.isInSystemHeader(Use.getBegin()))
+      R.Edit = CallRecord::InSystemHeader;
+    else if (SM.getFileID(Use.getEnd()) != FID || Use.getBegin().isMacroID())
+      R.NoteProblem = "it spans files or macro bodies";
+    else if (FID != SM.getMainFileID() && !selectedHeader(FID))
+      R.Edit = CallRecord::InOtherFile;
+    if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
+      R.EditFile = normalizePath(FE->getName(), Dir);
+      SourceLocation End = Use.getEnd();
+      R.NoteBegin = offsetOf(Use.getBegin());
+      R.NoteEnd = offsetOf(End) +
+                  (Use.isTokenRange()
+                       ? Lexer::MeasureTokenLength(End, SM, Ctx.getLangOpts())
+                       : 0);
+    }
+    Out.push_back(std::move(R));
+  }
+
   ASTContext &Ctx;
   SourceManager &SM;
   StringRef Dir;
+  const RewriteSession &S;
   std::vector<CallRecord> &Out;
   const FunctionDecl *CurFn = nullptr;
 };
@@ -208,7 +322,7 @@ public:
       CollectAction &A;
       explicit Consumer(CollectAction &A) : A(A) {}
       void HandleTranslationUnit(ASTContext &Ctx) override {
-        CallCollector(Ctx, A.Dir, A.Calls).TraverseAST(Ctx);
+        CallCollector(Ctx, A.Dir, A.S, A.Calls).TraverseAST(Ctx);
       }
     };
     auto CWD =
@@ -252,12 +366,31 @@ RewriteSession::actionFactory() {
   return std::make_unique<Factory>(*this);
 }
 
+RewriteSession::RewriteSession(const Plan *P, DiagEngine &D)
+    : ThePlan(P), D(D) {
+  if (!P)
+    return;
+  for (const PlanEntry &E : P->Entries) {
+    EntryShape Sh = shapeOf(E);
+    if (Sh.How != EntryShape::Unusable)
+      for (unsigned I = Sh.FirstCaller; I < Sh.EndCaller; ++I)
+        NoteLines.insert(E.Frames[I].Line);
+  }
+}
+
+bool RewriteSession::headerSelected(StringRef Path) const {
+  return !HeaderFilter.empty() && Regex(HeaderFilter).match(Path);
+}
+
 void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
   for (CallRecord &C : TUCalls) {
     // A call in a header is seen once per TU that includes it.
     if (!SeenCalls.insert({C.Key.str() + "@" + C.EditFile, C.CalleeOffset})
              .second)
       continue;
+    if (!C.EditFile.empty() && C.EditFile != Info.Path &&
+        headerSelected(C.EditFile) && C.Edit != CallRecord::InSystemHeader)
+      Headers.insert(C.EditFile);
     Calls.push_back(std::move(C));
   }
   MainFiles[Info.Path] = std::move(Info);
@@ -266,7 +399,7 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
 std::vector<const CallRecord *> RewriteSession::allocationSites() const {
   std::vector<const CallRecord *> Out;
   for (const CallRecord &C : Calls)
-    if (C.Fn->allocates())
+    if (C.Fn && C.Fn->allocates())
       Out.push_back(&C);
   llvm::sort(Out, [](const CallRecord *A, const CallRecord *B) {
     return std::tie(A->Key.File, A->Key.Line, A->Key.Column) <
@@ -292,11 +425,48 @@ void RewriteSession::addEdit(const std::string &File, unsigned Offset,
   }
 }
 
-static bool editableDispatch(const CallRecord &C,
-                             const std::map<std::string, MainFileInfo> &Main) {
-  return (C.Edit == CallRecord::Editable ||
-          C.Edit == CallRecord::InMacroBody) &&
-         !C.EditFile.empty() && Main.count(C.EditFile);
+/// `"..."` for a C string literal.
+static std::string cString(StringRef S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '\n')
+      Out += "\\n";
+    else if (C == '\t')
+      Out += "\\t";
+    else if (C == '"' || C == '\\')
+      Out += std::string("\\") + C;
+    else
+      Out += C;
+  }
+  return Out + "\"";
+}
+
+void RewriteSession::noteCaller(const CallRecord &C) {
+  const char *Why = nullptr;
+  if (!C.NoteProblem.empty())
+    Why = C.NoteProblem.c_str();
+  else if (C.Edit == CallRecord::InSystemHeader)
+    Why = "it is in a system header";
+  else if (C.Edit == CallRecord::InOtherFile || !isRewritten(C.EditFile))
+    Why = "its file is not being rewritten (name it, or select its header "
+          "with --header-filter)";
+  if (Why) {
+    warnAt(C, Twine("call at ") + C.Key.str() +
+                  " is a caller frame of a call-stack entry but cannot be "
+                  "noted: " +
+                  Why + "; entries through it place nothing");
+    return;
+  }
+  uint64_t Id = contextFrameId(C.Key.File, C.Key.Line, C.Key.Column);
+  addEdit(C.EditFile, C.NoteBegin, 0,
+          "({ __attribute__((cleanup(hmplace_ctx_cleanup))) uint32_t hm_ctx_ "
+          "= hmplace_ctx_push(0x" +
+              utohexstr(Id, /*LowerCase=*/true) + "ull); ");
+  addEdit(C.EditFile, C.NoteEnd, 0, "; })");
+  ++NumNoted;
+  if (Remarks)
+    D.report(C.Key.str(), Severity::Remark,
+             "call at " + C.Key.str() + " notes itself for call-stack entries");
 }
 
 bool RewriteSession::finish() {
@@ -307,7 +477,7 @@ bool RewriteSession::finish() {
   if (ThePlan) {
     M.emplace(*ThePlan);
     for (size_t I = 0; I < Calls.size(); ++I)
-      if (Calls[I].Fn->allocates()) {
+      if (Calls[I].Fn && Calls[I].Fn->allocates()) {
         CallContext Ctx;
         Ctx.Frames.push_back(Calls[I].Key);
         Ctx.CompileDir = Calls[I].CompileDir;
@@ -318,13 +488,23 @@ bool RewriteSession::finish() {
 
   for (size_t I = 0; I < Calls.size(); ++I) {
     const CallRecord &C = Calls[I];
+    if (!C.Fn) {
+      CallContext Ctx;
+      Ctx.Frames.push_back(C.Key);
+      Ctx.CompileDir = C.CompileDir;
+      if (M && M->isNoted(Ctx) && !C.AlreadyNoted)
+        noteCaller(C);
+      continue;
+    }
     const Placement *P = CallIndex[I] >= 0 ? &Decisions[CallIndex[I]] : nullptr;
-    bool Placed = P && P->State == Placement::Placed &&
-                  !P->Entry->To.isHeap() && !C.AlreadyPlaced;
+    bool Contextual = P && P->State == Placement::Contextual;
+    bool Placed = P && (P->State == Placement::Placed || Contextual) &&
+                  (Contextual || !P->Entry->To.isHeap()) && !C.AlreadyPlaced;
     if (P && P->State == Placement::Conflict)
       warnAt(C, "not placed: " + P->Reason);
     if (Placed) {
-      const KindInfo &K = *P->Entry->To.Kind;
+      const KindInfo &K =
+          Contextual ? *P->Choices.front().Entry->To.Kind : *P->Entry->To.Kind;
       const char *Why = nullptr;
       switch (C.Edit) {
       case CallRecord::Editable:
@@ -338,20 +518,43 @@ bool RewriteSession::finish() {
         break;
       case CallRecord::InOtherFile:
         Why = "it is in a file that is not being rewritten (only the files "
-              "named on the command line are)";
+              "named on the command line are, and headers selected with "
+              "--header-filter)";
         break;
       }
-      if (!Why && !MainFiles.count(C.EditFile))
+      if (!Why && !isRewritten(C.EditFile))
         Why = "its file is not being rewritten";
       if (Why) {
-        warnAt(C, Twine("planned ") + C.Fn->Name + " (" + K.Name +
+        warnAt(C, Twine("planned ") + C.Fn->Name + " (" +
+                      (Contextual ? "by caller" : K.Name) +
                       ") not rewritten: " + Why +
                       (C.Macro.empty() ? "" : " ('" + C.Macro + "')") +
                       "; place it with HmPlace.so or edit the code");
       } else {
         addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Placed);
-        addEdit(C.EditFile, C.ArgOffset, 0, runtimeKindConstant(K) + ", ");
         ++NumPlaced;
+        if (Contextual) {
+          // The kind is the runtime's answer for the current caller chain.
+          int Fallback = P->Entry ? runtimeKindIndex(*P->Entry->To.Kind) : -1;
+          addEdit(C.EditFile, C.ArgOffset, 0,
+                  "(enum hmplace_kind)hmplace_ctx_kind(" +
+                      cString(encodeContextSite(C.Key, P->Choices, Fallback)) +
+                      "), ");
+          if (Remarks) {
+            std::string Keys;
+            for (const ContextChoice &Ch : P->Choices)
+              Keys += " '" + Ch.Entry->key() + "'";
+            D.report(C.Key.str(), Severity::Remark,
+                     Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
+                         " by its callers (call-stack entries:" + Keys +
+                         "; otherwise " +
+                         (P->Entry ? P->Entry->To.Kind->Name
+                                   : "the ordinary heap") +
+                         ")");
+          }
+          continue;
+        }
+        addEdit(C.EditFile, C.ArgOffset, 0, runtimeKindConstant(K) + ", ");
         if (Remarks)
           D.report(C.Key.str(), Severity::Remark,
                    Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
@@ -362,19 +565,47 @@ bool RewriteSession::finish() {
     }
     // Everything else that frees must dispatch: free, and realloc that is
     // not placed (it keeps the block wherever it lives).
-    if (C.Fn->Dispatch && !C.AlreadyPlaced && editableDispatch(C, MainFiles)) {
+    if (C.Fn->Dispatch && !C.AlreadyPlaced &&
+        (C.Edit == CallRecord::Editable ||
+         C.Edit == CallRecord::InMacroBody) &&
+        !C.EditFile.empty() && isRewritten(C.EditFile)) {
       addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Dispatch);
       ++NumDispatch;
     }
   }
-  if (M)
+  if (M) {
     M->reportUsage(D);
+    M->reportUnnoted(D);
+  }
 
   for (auto &[File, Reps] : Edits) {
-    auto It = MainFiles.find(File);
-    if (It == MainFiles.end() || It->second.IncludesRuntime || Reps.empty())
+    if (Reps.empty())
       continue;
-    insertInclude(File, It->second, Reps.begin()->getOffset());
+    auto It = MainFiles.find(File);
+    if (It != MainFiles.end()) {
+      if (!It->second.IncludesRuntime)
+        insertInclude(File, It->second, Reps.begin()->getOffset(), 0);
+      continue;
+    }
+    if (!Headers.count(File))
+      continue;
+    // A header: its includes sit inside the include guard (depth 1).
+    auto Buf = MemoryBuffer::getFile(File);
+    if (!Buf)
+      continue;
+    MainFileInfo Info;
+    Info.Path = File;
+    SmallVector<StringRef, 64> Lines;
+    (*Buf)->getBuffer().split(Lines, '\n');
+    for (size_t L = 0; L < Lines.size(); ++L) {
+      StringRef T = Lines[L].ltrim();
+      if (!T.consume_front("#") || !T.ltrim().starts_with("include"))
+        continue;
+      Info.LastIncludeLine = L + 1;
+      Info.IncludesRuntime |= T.contains("hmplace.h");
+    }
+    if (!Info.IncludesRuntime)
+      insertInclude(File, Info, Reps.begin()->getOffset(), 1);
   }
   return D.errors() == ErrorsBefore;
 }
@@ -384,7 +615,7 @@ bool RewriteSession::finish() {
 /// if there is none, on a new line after the last include.
 void RewriteSession::insertInclude(const std::string &File,
                                    const MainFileInfo &Info,
-                                   unsigned FirstEdit) {
+                                   unsigned FirstEdit, int GuardDepth) {
   auto Buf = MemoryBuffer::getFile(File);
   if (!Buf) {
     D.report(File, Severity::Error, "cannot read: " + Buf.getError().message());
@@ -416,7 +647,7 @@ void RewriteSession::insertInclude(const std::string &File,
         else if (Dir.starts_with("endif") && PPDepth > 0)
           --PPDepth;
       }
-      if (!InBlock && !Quote && Depth == 0 && PPDepth == 0 &&
+      if (!InBlock && !Quote && Depth == 0 && PPDepth <= GuardDepth &&
           L.trim().empty() && !PrevBackslash && I <= FirstEdit) {
         addEdit(File, LineStart, L.size(), Line);
         return;

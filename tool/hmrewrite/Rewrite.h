@@ -8,7 +8,8 @@
 /// becomes and turns the answers into tooling::Replacements per file.
 ///
 /// Policy (README "Macros and headers"):
-///  - Only the files named on the command line are edited.
+///  - Only the files named on the command line are edited, and headers
+///    that match --header-filter.
 ///  - A planned call written in a macro argument is rewritten where it is
 ///    spelled. A planned call inside a macro body is not: the body is shared
 ///    by every use of the macro. It is reported with the macro's name.
@@ -37,9 +38,15 @@
 
 namespace hmplace {
 
-/// One call of an allocation or free function, as recorded from a TU.
+/// One call of an allocation or free function, or a call that may be a
+/// caller frame of a call-stack entry (Fn null), as recorded from a TU.
 struct CallRecord {
-  const AllocFn *Fn = nullptr;
+  const AllocFn *Fn = nullptr; ///< null: a candidate caller frame
+  bool AlreadyNoted = false;   ///< a caller frame an earlier run wrapped
+  /// Caller frames: the text range to wrap in the shadow-stack push
+  /// (the call, or the macro use it is written through), or why it cannot.
+  unsigned NoteBegin = 0, NoteEnd = 0;
+  std::string NoteProblem;
   bool AlreadyPlaced = false; ///< a hmplace_* call (rewritten before)
   SourcePos Key;              ///< the site key (expansion position)
   std::string CompileDir;
@@ -63,7 +70,15 @@ struct MainFileInfo {
 
 class RewriteSession {
 public:
-  RewriteSession(const Plan *P, DiagEngine &D) : ThePlan(P), D(D) {}
+  RewriteSession(const Plan *P, DiagEngine &D);
+
+  /// Headers whose path matches \p Regex are rewritten too (clang-tidy's
+  /// --header-filter): their planned sites, caller frames and frees.
+  void setHeaderFilter(llvm::StringRef Regex) { HeaderFilter = Regex.str(); }
+  bool headerSelected(llvm::StringRef Path) const;
+  /// Lines of the plan's caller frames: calls there are recorded as
+  /// candidate caller frames.
+  bool isNoteLine(unsigned Line) const { return NoteLines.count(Line); }
 
   /// Print a remark per placed site, worded as HmPlace.so's -Rpass=hm-place
   /// remarks so that the two front ends' decisions can be compared.
@@ -87,6 +102,7 @@ public:
   /// Number of calls placed / dispatched, for the summary line.
   unsigned placedCount() const { return NumPlaced; }
   unsigned dispatchCount() const { return NumDispatch; }
+  unsigned notedCount() const { return NumNoted; }
 
   // Called by the per-TU action.
   void addTU(std::vector<CallRecord> Calls, MainFileInfo Info);
@@ -95,19 +111,29 @@ public:
 private:
   void addEdit(const std::string &File, unsigned Offset, unsigned Length,
                llvm::StringRef Text);
+  /// \p GuardDepth: the #if depth a header's include guard adds (0 for
+  /// main files).
   void insertInclude(const std::string &File, const MainFileInfo &Info,
-                     unsigned FirstEditOffset);
+                     unsigned FirstEditOffset, int GuardDepth);
   void warnAt(const CallRecord &C, const llvm::Twine &Msg);
+
+  bool isRewritten(const std::string &File) const {
+    return MainFiles.count(File) || Headers.count(File);
+  }
+  void noteCaller(const CallRecord &C);
 
   const Plan *ThePlan;
   DiagEngine &D;
+  std::string HeaderFilter;
+  std::set<unsigned> NoteLines;
+  std::set<std::string> Headers; ///< selected headers that have edits
   std::vector<CallRecord> Calls;
   std::set<std::pair<std::string, unsigned>> SeenCalls;
   std::map<std::string, MainFileInfo> MainFiles;
   std::map<std::string, clang::tooling::Replacements> Edits;
   std::set<std::tuple<std::string, unsigned, unsigned, std::string>> EditSet;
   std::set<std::string> Failed;
-  unsigned NumPlaced = 0, NumDispatch = 0;
+  unsigned NumPlaced = 0, NumDispatch = 0, NumNoted = 0;
   bool Remarks = false;
 };
 

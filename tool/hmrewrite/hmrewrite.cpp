@@ -53,6 +53,11 @@ static cl::opt<bool>
             cl::desc("Print a remark for every placed site (as HmPlace.so's "
                      "-Rpass=hm-place)"),
             cl::cat(Cat));
+static cl::opt<std::string> HeaderFilter(
+    "header-filter",
+    cl::desc("Also rewrite headers whose path matches this regex (as "
+             "clang-tidy's option): planned sites, caller frames, frees"),
+    cl::value_desc("regex"), cl::cat(Cat));
 static cl::extrahelp More(R"(
 Every planned malloc/calloc/realloc/aligned_alloc/posix_memalign/memalign/
 valloc/strdup/strndup becomes the runtime's placed call (hmplace_malloc(
@@ -96,6 +101,7 @@ int main(int argc, const char **argv) {
 
   RewriteSession S(ThePlan.get(), D);
   S.setRemarks(Remarks);
+  S.setHeaderFilter(HeaderFilter);
   tooling::ClangTool Tool(Opts->getCompilations(), Opts->getSourcePathList());
   // Rewritten sources include <hmplace.h>; the project's compile commands
   // need not know where it is for hmrewrite to parse them again.
@@ -120,6 +126,7 @@ int main(int argc, const char **argv) {
               : !ExportFixes.empty() ? exportFixes(S, ExportFixes, D)
                                      : printDiff(S, outs(), D);
   errs() << "hmrewrite: " << S.placedCount() << " sites placed, "
+         << S.notedCount() << " caller frames noted, "
          << S.dispatchCount() << " free/realloc calls dispatched, "
          << S.edits().size() << " files changed\n";
   return (OK && Written && S.failedFiles().empty() && D.errors() == 0) ? 0 : 1;

@@ -18,6 +18,13 @@
 /// helpers, so calls would no longer be the ones the plan (and hmrewrite)
 /// name. isRequired() keeps it in -O0 pipelines and optnone functions.
 ///
+/// Call-stack entries (the object depends on the caller of a wrapper,
+/// macro, template or container) are applied with the runtime's shadow
+/// stack, ContextIR.h: planned caller call sites note themselves, and the
+/// allocation becomes a context site that asks the runtime for its kind.
+/// This runs before inlining, like everything else here, and needs no
+/// knowledge of other modules: frame ids come from the plan alone.
+///
 /// Frees are left alone: a placed block may be freed in any module,
 /// including ones built without the plugin and libraries, and only the
 /// process-wide replacement of free/realloc/operator delete in libhmplace.so
@@ -26,6 +33,7 @@
 /// knowledge of them for the optimizations that follow.
 ///
 //===----------------------------------------------------------------------===//
+#include "ContextIR.h"
 #include "plan/AllocFns.h"
 #include "plan/Plan.h"
 
@@ -35,6 +43,7 @@
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -115,7 +124,7 @@ CallContext contextOf(const DILocation *DL) {
 
 /// Replace \p CB by a call to \p Placed with the kind inserted at
 /// \p F.KindArg. Invokes stay invokes (operator new may throw).
-CallBase *placeCall(CallBase *CB, const IRAllocFn &F, int Kind) {
+CallBase *placeCall(CallBase *CB, const IRAllocFn &F, Value *KindV) {
   Module &M = *CB->getModule();
   LLVMContext &Ctx = M.getContext();
   Type *I32 = Type::getInt32Ty(Ctx);
@@ -125,7 +134,7 @@ CallBase *placeCall(CallBase *CB, const IRAllocFn &F, int Kind) {
   FunctionCallee Callee = M.getOrInsertFunction(
       F.Placed, FunctionType::get(Old->getReturnType(), Params, false));
   SmallVector<Value *, 4> Args(CB->args());
-  Args.insert(Args.begin() + F.KindArg, ConstantInt::get(I32, Kind));
+  Args.insert(Args.begin() + F.KindArg, KindV);
   SmallVector<OperandBundleDef, 1> Bundles;
   CB->getOperandBundlesAsDefs(Bundles);
   CallBase *New;
@@ -208,6 +217,10 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
         continue;
       }
       Sites.push_back({CB, F, contextOf(DL)});
+      // operator new inside the standard library's allocator: where every
+      // container buffer comes from (container entries, Context.h).
+      Sites.back().C.StdAllocator = F->KindArg != 0 &&
+                                    isStdAllocatorFile(DL->getFilename());
     }
   if (SawCallWithoutLoc && Sites.empty()) {
     Ctx.diagnose(HmPlaceDiag(
@@ -224,6 +237,8 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
   std::vector<Placement> Decisions = Matcher.resolve();
 
   bool Changed = false;
+  SiteDescriptors Descs(M);
+  Type *I32 = Type::getInt32Ty(Ctx);
   for (size_t I = 0; I < Sites.size(); ++I) {
     Site &S = Sites[I];
     const Placement &P = Decisions[I];
@@ -233,6 +248,22 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     if (P.State == Placement::Conflict) {
       ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotPlaced", S.CB)
                << S.F->Source << " at " << Key << " not placed: " << P.Reason);
+      continue;
+    }
+    if (P.State == Placement::Contextual) {
+      int Fallback = P.Entry ? runtimeKindIndex(*P.Entry->To.Kind) : -1;
+      Value *KindV = Descs.kindFor(
+          encodeContextSite(S.C.Frames.front(), P.Choices, Fallback), S.CB);
+      CallBase *New = placeCall(S.CB, *S.F, KindV);
+      auto R = OptimizationRemark(DEBUG_TYPE, "PlacedByCaller", New);
+      R << "placed " << S.F->Source << " at " << Key
+        << " by its callers (call-stack entries:";
+      for (const ContextChoice &Ch : P.Choices)
+        R << " '" << Ch.Entry->key() << "'";
+      R << "; otherwise "
+        << (P.Entry ? P.Entry->To.Kind->Name : "the ordinary heap") << ")";
+      ORE.emit(R);
+      Changed = true;
       continue;
     }
     if (P.State != Placement::Placed)
@@ -245,11 +276,50 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
                << "')");
       continue;
     }
-    CallBase *New = placeCall(S.CB, *S.F, runtimeKindIndex(K));
+    CallBase *New =
+        placeCall(S.CB, *S.F, ConstantInt::get(I32, runtimeKindIndex(K)));
     ORE.emit(OptimizationRemark(DEBUG_TYPE, "Placed", New)
              << "placed " << S.F->Source << " at " << Key << " in " << K.Name
              << " (plan entry '" << P.Entry->key() << "')");
     Changed = true;
+  }
+
+  Descs.finish();
+
+  // Caller frames of call-stack entries: every call here that one names
+  // notes itself on the shadow stack. Collected first: noting splits blocks.
+  if (Matcher.needsContext()) {
+    std::vector<std::pair<CallBase *, uint64_t>> Noted;
+    for (Function &Fn : M)
+      for (Instruction &I : instructions(Fn)) {
+        auto *CB = dyn_cast<CallBase>(&I);
+        if (!CB || isa<IntrinsicInst>(CB))
+          continue;
+        const DILocation *DL = CB->getDebugLoc().get();
+        if (!DL || DL->getLine() == 0)
+          continue;
+        CallContext C = contextOf(DL);
+        if (!Matcher.isNoted(C))
+          continue;
+        const SourcePos &Pos = C.Frames.front();
+        Noted.push_back(
+            {CB, contextFrameId(Pos.File, Pos.Line, Pos.Column)});
+      }
+    for (auto &[CB, Id] : Noted) {
+      OptimizationRemarkEmitter ORE(CB->getFunction());
+      std::string Key = contextOf(CB->getDebugLoc().get()).Frames.front().str();
+      if (!noteCall(CB, Id)) {
+        ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotNoted", CB)
+                 << "call at " << Key
+                 << " is a caller frame of a call-stack entry but a musttail "
+                    "call cannot be noted");
+        continue;
+      }
+      ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", CB)
+               << "call at " << Key
+               << " notes itself for call-stack entries");
+      Changed = true;
+    }
   }
 
   // Plan entries that name nothing in this module: normal for a plan of a

@@ -12,6 +12,7 @@
 #ifndef HMPLACE_PLAN_PLAN_H
 #define HMPLACE_PLAN_PLAN_H
 
+#include "plan/Context.h"
 #include "plan/Diag.h"
 #include "plan/Kinds.h"
 #include "plan/SiteKey.h"
@@ -22,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -114,9 +116,13 @@ struct Placement {
     Unplanned, ///< no entry names this call
     Placed,    ///< send to Entry->To (which may be the ordinary heap)
     Conflict,  ///< entries disagree and nothing here decides between them
+    Contextual, ///< decided at run time by the caller chain (Context.h)
   };
   Status State = Unplanned;
+  /// Placed: the entry. Contextual: the fallback when no choice matches
+  /// (a site entry for the call), or null for the ordinary heap.
   const PlanEntry *Entry = nullptr;
+  std::vector<ContextChoice> Choices; ///< Contextual: best first
   std::vector<const PlanEntry *> Candidates; ///< for Conflict
   std::string Reason;                        ///< for Conflict
 };
@@ -137,14 +143,34 @@ public:
   /// on one line. Call after resolve(); with --strict the engine turns the
   /// warnings into errors.
   void reportUsage(DiagEngine &D) const;
+  /// Warn about stack entries whose innermost frame matched a call but one of
+  /// whose caller frames matched no noted call: they can never apply. Only
+  /// for front ends that see the whole program (hmrewrite); after isNoted()
+  /// was asked for every call.
+  void reportUnnoted(DiagEngine &D) const;
   /// Entries that matched no call (for remarks and summaries).
   std::vector<const PlanEntry *> unmatched() const;
+
+  /// Whether the call \p C is a caller frame of some stack entry, so that it
+  /// must note itself on the shadow stack (Context.h). Only the call's own
+  /// frame is compared. Records the use for reportUsage().
+  bool isNoted(const CallContext &C);
+  /// Whether any entry needs run-time context (a front end may skip looking
+  /// for noted calls otherwise).
+  bool needsContext() const { return !OuterByLine.empty(); }
+  /// Whether the plan has container entries (operator new in the standard
+  /// library's allocator must then be matched).
+  bool hasContainerEntries() const { return !ContainerEntries.empty(); }
+  const EntryShape &shape(const PlanEntry &E) const {
+    return Shapes[&E - P.Entries.data()];
+  }
 
 private:
   struct Candidate {
     const PlanEntry *E;
     bool Full; ///< every frame of the entry was checked against the call
     unsigned Score;
+    unsigned Checked; ///< frames checked statically (the rest at run time)
   };
   std::vector<Candidate> candidatesFor(const CallContext &C) const;
   PathMatch matchFrame(const Frame &F, const SourcePos &S,
@@ -154,7 +180,13 @@ private:
       PathCache;
 
   const Plan &P;
+  std::vector<EntryShape> Shapes; ///< per entry, in plan order
   std::multimap<unsigned, const PlanEntry *> ByLine; ///< frame 0 line
+  std::vector<const PlanEntry *> ContainerEntries;
+  /// Checkable caller frames by line: (entry, frame index).
+  std::multimap<unsigned, std::pair<const PlanEntry *, unsigned>> OuterByLine;
+  std::set<std::pair<const PlanEntry *, unsigned>> NotedFrames;
+  std::set<const PlanEntry *> Noting; ///< entries whose callers are noted
   std::vector<CallContext> Calls;
   struct Usage {
     std::vector<std::string> Files;

@@ -62,6 +62,10 @@ struct SourcePos {
 struct CallContext {
   llvm::SmallVector<SourcePos, 2> Frames;
   std::string CompileDir;
+  /// The call is the C++ standard library allocator's operator new (where
+  /// every container buffer is allocated): it is matched against container
+  /// entries only (Context.h).
+  bool StdAllocator = false;
 };
 
 /// The key of a call as both front ends compute it: \p File as the compiler

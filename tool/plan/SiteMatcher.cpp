@@ -6,24 +6,65 @@
 //
 // A call stack entry longer than what a front end knows about the call (the
 // rewriter sees one frame; the pass sees the inlined-at chain) is a *partial*
-// match: its outer frames were not checked. Partial matches may place a call
-// only if every entry that could apply agrees; otherwise the placement
-// depends on the dynamic caller and the call is reported, not guessed.
+// match: its outer frames were not checked. A partial match never places a
+// call by itself, even when every entry agrees: that would place the object
+// for every caller of a wrapper (793 blocks where the plan named 3). Instead
+// the call becomes a context site and the outer frames are checked at run
+// time against the shadow stack (Context.h); a full match (a site entry, or a
+// stack whose frames were all checked) is the fallback for callers no
+// stack entry names.
 //
 //===----------------------------------------------------------------------===//
+#include "plan/AllocFns.h"
 #include "plan/Plan.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
 
 using namespace llvm;
 
 namespace hmplace {
 
+/// The innermost frame as far as the plan text tells (basename and line):
+/// entries that may share an allocation call. All container entries share
+/// the standard library's allocator.
+static std::pair<std::string, unsigned> innerKey(const PlanEntry &E,
+                                                 const EntryShape &S) {
+  if (S.How == EntryShape::Container)
+    return {"", 0};
+  const Frame &F = E.Frames.front();
+  return {sys::path::filename(F.File).lower(), F.Line};
+}
+
 SiteMatcher::SiteMatcher(const Plan &P) : P(P) {
+  Shapes.reserve(P.Entries.size());
   for (const PlanEntry &E : P.Entries)
-    if (E.Frames.front().Kind == Frame::Form::Source)
+    Shapes.push_back(shapeOf(E));
+  // A caller chain that selects the ordinary heap matters only where some
+  // entry for the same allocation call places it somewhere else: otherwise
+  // the call stays on the heap whatever the chain, and noting its callers
+  // would cost time for nothing.
+  std::set<std::pair<std::string, unsigned>> PlacedInner;
+  for (size_t I = 0; I < P.Entries.size(); ++I)
+    if (Shapes[I].How != EntryShape::Unusable && !P.Entries[I].To.isHeap())
+      PlacedInner.insert(innerKey(P.Entries[I], Shapes[I]));
+  for (size_t N = 0; N < P.Entries.size(); ++N) {
+    const PlanEntry &E = P.Entries[N];
+    const EntryShape &S = Shapes[N];
+    if (S.How == EntryShape::Unusable)
+      continue;
+    if (S.How == EntryShape::Container)
+      ContainerEntries.push_back(&E);
+    else
       ByLine.emplace(E.Frames.front().Line, &E);
+    if (E.To.isHeap() && !PlacedInner.count(innerKey(E, S)))
+      continue;
+    for (unsigned I = S.FirstCaller; I < S.EndCaller; ++I)
+      OuterByLine.emplace(E.Frames[I].Line, std::make_pair(&E, I));
+    if (S.FirstCaller < S.EndCaller)
+      Noting.insert(&E);
+  }
 }
 
 unsigned SiteMatcher::addCall(CallContext C) {
@@ -50,6 +91,13 @@ PathMatch SiteMatcher::matchFrame(const Frame &F, const SourcePos &S,
 std::vector<SiteMatcher::Candidate>
 SiteMatcher::candidatesFor(const CallContext &C) const {
   std::vector<Candidate> Out;
+  if (C.StdAllocator) {
+    // Every container entry may claim the allocator's allocation; which one
+    // does is decided by the caller frames at run time.
+    for (const PlanEntry *Ent : ContainerEntries)
+      Out.push_back({Ent, false, 0, shape(*Ent).FirstCaller});
+    return Out;
+  }
   const SourcePos &Call = C.Frames.front();
   auto [B, E] = ByLine.equal_range(Call.Line);
   for (auto It = B; It != E; ++It) {
@@ -59,15 +107,11 @@ SiteMatcher::candidatesFor(const CallContext &C) const {
       continue;
     // Specificity: verified frames first, then columns, then path precision.
     unsigned Score = unsigned(PM) + (Ent->Frames.front().Column ? 8 : 0);
-    bool Full = Ent->Frames.size() <= C.Frames.size(), Mismatch = false;
-    for (size_t I = 1; I < Ent->Frames.size() && I < C.Frames.size(); ++I) {
+    unsigned End = shape(*Ent).EndCaller;
+    unsigned Checked = std::min<unsigned>(End, C.Frames.size());
+    bool Full = End <= C.Frames.size(), Mismatch = false;
+    for (unsigned I = 1; I < Checked; ++I) {
       const Frame &F = Ent->Frames[I];
-      if (F.Kind == Frame::Form::Unresolved)
-        continue; // the advisor did not know this frame either
-      if (F.Kind == Frame::Form::Binary) {
-        Full = false;
-        continue;
-      }
       PathMatch FM = matchFrame(F, C.Frames[I], C.CompileDir);
       if (FM == PathMatch::None) {
         Mismatch = true;
@@ -76,9 +120,36 @@ SiteMatcher::candidatesFor(const CallContext &C) const {
       Score += 16 + (F.Column ? 8 : 0);
     }
     if (!Mismatch)
-      Out.push_back({Ent, Full, Score});
+      Out.push_back({Ent, Full, Score, Checked});
   }
   return Out;
+}
+
+/// The run-time check of a partial candidate: its frames the front end could
+/// not verify, as frame ids (column 0: any column).
+static ContextChoice choiceFor(const PlanEntry &E, unsigned From,
+                               unsigned End) {
+  ContextChoice Ch;
+  Ch.Entry = &E;
+  Ch.Kind = runtimeKindIndex(*E.To.Kind);
+  for (unsigned I = From; I < End; ++I)
+    Ch.Callers.push_back(
+        contextFrameId(E.Frames[I].File, E.Frames[I].Line, E.Frames[I].Column));
+  return Ch;
+}
+
+bool SiteMatcher::isNoted(const CallContext &C) {
+  const SourcePos &Call = C.Frames.front();
+  bool Noted = false;
+  auto [B, E] = OuterByLine.equal_range(Call.Line);
+  for (auto It = B; It != E; ++It) {
+    auto [Ent, I] = It->second;
+    if (matchFrame(Ent->Frames[I], Call, C.CompileDir) == PathMatch::None)
+      continue;
+    NotedFrames.insert(It->second);
+    Noted = true;
+  }
+  return Noted;
 }
 
 std::vector<Placement> SiteMatcher::resolve() {
@@ -125,34 +196,60 @@ std::vector<Placement> SiteMatcher::resolve() {
       }
       continue;
     }
-    // Best full match, if any; else best partial.
+    // The best full match decides unless a better one disagrees equally
+    // well; partial matches are checked at run time, the full one being
+    // their fallback.
     const Candidate *Best = nullptr;
-    for (const Candidate &Cd : Cands)
-      if (!Best || (Cd.Full && !Best->Full) ||
-          (Cd.Full == Best->Full && Cd.Score > Best->Score))
-        Best = &Cd;
+    std::vector<const Candidate *> Partial;
     for (const Candidate &Cd : Cands) {
-      if (&Cd == Best || Cd.E->To.samePlacement(Best->E->To))
+      if (!Cd.Full)
+        Partial.push_back(&Cd);
+      else if (!Best || Cd.Score > Best->Score)
+        Best = &Cd;
+    }
+    for (const Candidate &Cd : Cands) {
+      if (!Best || !Cd.Full || &Cd == Best ||
+          Cd.E->To.samePlacement(Best->E->To) || Cd.Score != Best->Score)
         continue;
-      bool Tie = Cd.Full == Best->Full && Cd.Score == Best->Score;
-      if (!Cd.Full || Tie) {
-        Pl.State = Placement::Conflict;
-        for (const Candidate &X : Cands)
-          Pl.Candidates.push_back(X.E);
-        Pl.Reason = (Cd.Full && Best->Full)
-                        ? "plan entries '" + Best->E->key() + "' and '" +
-                              Cd.E->key() + "' match equally well and disagree"
-                        : "placement depends on the caller: '" + Cd.E->key() +
-                              "' wants " + Cd.E->To.Spelling + ", '" +
-                              Best->E->key() + "' wants " +
-                              Best->E->To.Spelling;
-        break;
-      }
+      Pl.State = Placement::Conflict;
+      for (const Candidate &X : Cands)
+        Pl.Candidates.push_back(X.E);
+      Pl.Reason = "plan entries '" + Best->E->key() + "' and '" + Cd.E->key() +
+                  "' match equally well and disagree";
+      break;
     }
     if (Pl.State == Placement::Conflict)
       continue;
-    Pl.State = Placement::Placed;
-    Pl.Entry = Best->E;
+    Pl.Entry = Best ? Best->E : nullptr;
+    if (Partial.empty()) {
+      Pl.State = Placement::Placed;
+      continue;
+    }
+    // Most caller frames first (the most specific chain wins at run time),
+    // then the static score, then plan order.
+    llvm::sort(Partial, [this](const Candidate *A, const Candidate *B) {
+      unsigned NA = shape(*A->E).EndCaller - A->Checked;
+      unsigned NB = shape(*B->E).EndCaller - B->Checked;
+      if (NA != NB)
+        return NA > NB;
+      return A->Score != B->Score ? A->Score > B->Score : A->E < B->E;
+    });
+    bool AnyPlaced = Best && !Best->E->To.isHeap();
+    for (const Candidate *Cd : Partial) {
+      Pl.Choices.push_back(choiceFor(*Cd->E, std::max(Cd->Checked, 1u),
+                                     shape(*Cd->E).EndCaller));
+      AnyPlaced |= !Cd->E->To.isHeap();
+    }
+    if (!AnyPlaced) {
+      // Every candidate keeps the ordinary heap: nothing to decide at run
+      // time, the call stays as written.
+      Pl.State = Placement::Placed;
+      if (!Pl.Entry)
+        Pl.Entry = Partial.front()->E;
+      Pl.Choices.clear();
+      continue;
+    }
+    Pl.State = Placement::Contextual;
   }
   return Out;
 }
@@ -165,13 +262,37 @@ std::vector<const PlanEntry *> SiteMatcher::unmatched() const {
   return Out;
 }
 
+void SiteMatcher::reportUnnoted(DiagEngine &D) const {
+  for (const PlanEntry &E : P.Entries) {
+    if (!Used.count(&E) || !Noting.count(&E))
+      continue; // reported as unmatched, or needs no caller chain
+    const EntryShape &S = shape(E);
+    for (unsigned I = S.FirstCaller; I < S.EndCaller; ++I) {
+      if (NotedFrames.count({&E, I}))
+        continue;
+      D.report(E.KeyLoc, Severity::Warning,
+               "plan entry '" + E.key() + "': caller frame '" +
+                   E.Frames[I].str() +
+                   "' matched no call in the processed files, so the entry "
+                   "can never apply and places nothing");
+      break;
+    }
+  }
+}
+
 void SiteMatcher::reportUsage(DiagEngine &D) const {
   for (const PlanEntry *E : unmatched()) {
-    if (E->Frames.front().Kind == Frame::Form::Binary)
+    const EntryShape &S = shape(*E);
+    if (S.How == EntryShape::Unusable)
+      D.report(E->KeyLoc, Severity::Warning,
+               "plan entry '" + E->key() + "' is not applied: " + S.Why +
+                   "; it places nothing");
+    else if (S.How == EntryShape::Container)
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +
-                   "' uses binary frames (module!offset), which cannot be "
-                   "matched at build time");
+                   "' names a container allocation (std::allocator), which "
+                   "only HmPlace.so places: the allocation is inside the C++ "
+                   "standard library");
     else
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +

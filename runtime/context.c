@@ -1,0 +1,301 @@
+/*===- context.c - shadow stack and context sites for call-stack entries --===*
+ *
+ * The run-time half of context-sensitive placement (tool/plan/Context.h has
+ * the design). Noted call sites push frame ids on hmplace_ctx_tls (inline in
+ * hmplace.h, or inline IR from HmPlace.so); a context site passes its
+ * descriptor string to hmplace_ctx_kind(), which compares the entries'
+ * caller frames with the top of the stack and returns the first (most
+ * specific) entry's kind, else the site's fallback.
+ *
+ * Descriptors are parsed once: a lock-free open-addressing table maps the
+ * descriptor's address (a string constant of the calling module) to its
+ * parsed form, so the steady-state cost is a hash, one or two loads and the
+ * comparisons. Parsing and insertion take a mutex; readers never do.
+ *
+ * Per-entry accounting for the report: entries with the same plan key (a
+ * wrapper in a header is a site in every module that includes it) share one
+ * counter record. hmplace_ctx_kind() counts the object and leaves the record
+ * in a thread-local pending slot; the placed entry point that follows adds
+ * the requested bytes (hm_ctx_account).
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include "hmplace.h"
+#include "hmplace_internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+__thread struct hmplace_ctx_stack hmplace_ctx_tls
+    __attribute__((tls_model("initial-exec")));
+
+struct ctx_stats {
+  char *key;
+  int kind;
+  _Atomic uint64_t objects, bytes;
+  struct ctx_stats *next;
+};
+
+struct ctx_entry {
+  int kind;
+  unsigned nframes;
+  uint64_t *frames;
+  struct ctx_stats *stats;
+};
+
+struct ctx_site {
+  char *where;
+  int fallback;
+  unsigned n;
+  struct ctx_entry *e;
+  _Atomic uint64_t unmatched;
+  struct ctx_site *next;
+};
+
+enum { TABLE_BITS = 13, TABLE_SIZE = 1 << TABLE_BITS };
+static struct {
+  _Atomic(const char *) key;
+  struct ctx_site *site;
+} Table[TABLE_SIZE];
+static pthread_mutex_t TableLock = PTHREAD_MUTEX_INITIALIZER;
+static struct ctx_site *Sites;      /* every parsed site, for the report */
+static struct ctx_stats *AllStats;  /* one record per plan key */
+static struct ctx_site BadSite = {"(invalid descriptor)", -1, 0, NULL, 0, NULL};
+
+static __thread struct ctx_stats *Pending
+    __attribute__((tls_model("initial-exec")));
+
+static struct ctx_stats *stats_for(const char *key, size_t len, int kind) {
+  for (struct ctx_stats *s = AllStats; s; s = s->next)
+    if (s->kind == kind && strlen(s->key) == len && !memcmp(s->key, key, len))
+      return s;
+  struct ctx_stats *s = calloc(1, sizeof(*s));
+  if (!s)
+    return NULL;
+  s->key = strndup(key, len);
+  s->kind = kind;
+  s->next = AllStats;
+  AllStats = s;
+  return s;
+}
+
+/* "HM1\t<where>\t<fallback>\n" then "<kind>\t<id>,<id>...\t<key>\n" per
+ * entry (tool/plan/Context.cpp writes it). NULL if malformed. */
+static struct ctx_site *parse_site(const char *d) {
+  if (strncmp(d, "HM1\t", 4))
+    return NULL;
+  const char *p = d + 4, *tab = strchr(p, '\t');
+  if (!tab)
+    return NULL;
+  struct ctx_site *s = calloc(1, sizeof(*s));
+  if (!s)
+    return NULL;
+  s->where = strndup(p, (size_t)(tab - p));
+  char *end;
+  s->fallback = (int)strtol(tab + 1, &end, 10);
+  if (*end != '\n')
+    goto bad;
+  unsigned n = 0;
+  for (const char *q = end + 1; *q; ++q)
+    n += *q == '\n';
+  s->e = calloc(n ? n : 1, sizeof(*s->e));
+  if (!s->e)
+    goto bad;
+  p = end + 1;
+  while (*p) {
+    struct ctx_entry *e = &s->e[s->n];
+    e->kind = (int)strtol(p, &end, 10);
+    if (*end != '\t')
+      goto bad;
+    p = end + 1;
+    unsigned f = 1;
+    for (const char *q = p; *q && *q != '\t'; ++q)
+      f += *q == ',';
+    e->frames = calloc(f, sizeof(uint64_t));
+    if (!e->frames)
+      goto bad;
+    while (*p != '\t') {
+      e->frames[e->nframes++] = strtoull(p, &end, 16);
+      if (end == p || (*end != ',' && *end != '\t'))
+        goto bad;
+      p = *end == ',' ? end + 1 : end;
+    }
+    const char *key = p + 1, *nl = strchr(key, '\n');
+    if (!nl)
+      goto bad;
+    e->stats = stats_for(key, (size_t)(nl - key), e->kind);
+    p = nl + 1;
+    ++s->n;
+  }
+  return s;
+bad:
+  /* Only a descriptor from another HmPlace version gets here; its entries
+   * place nothing. The partial allocations are kept: this happens once. */
+  fprintf(stderr, "hmplace: warning: ignoring a malformed context site "
+                  "descriptor (built by another HmPlace version?)\n");
+  return NULL;
+}
+
+static inline size_t slot_of(const char *d) {
+  return (size_t)(((uintptr_t)d >> 3) * 0x9E3779B97F4A7C15ull >>
+                  (64 - TABLE_BITS));
+}
+
+/* The parsed site of descriptor d, parsing it on first use. */
+static struct ctx_site *site_of(const char *d) {
+  size_t i = slot_of(d);
+  for (size_t n = 0; n < TABLE_SIZE; ++n, i = (i + 1) & (TABLE_SIZE - 1)) {
+    const char *k = atomic_load_explicit(&Table[i].key, memory_order_acquire);
+    if (k == d)
+      return Table[i].site;
+    if (!k)
+      break;
+  }
+  pthread_mutex_lock(&TableLock);
+  struct ctx_site *found = &BadSite;
+  i = slot_of(d);
+  for (size_t n = 0; n < TABLE_SIZE; ++n, i = (i + 1) & (TABLE_SIZE - 1)) {
+    const char *k = atomic_load_explicit(&Table[i].key, memory_order_relaxed);
+    if (k == d) {
+      found = Table[i].site;
+      break;
+    }
+    if (!k) {
+      struct ctx_site *s = parse_site(d);
+      if (s) {
+        s->next = Sites;
+        Sites = s;
+        found = s;
+      }
+      Table[i].site = found;
+      atomic_store_explicit(&Table[i].key, d, memory_order_release);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&TableLock);
+  /* A full table (more than 8192 distinct sites) places nothing more. */
+  return found;
+}
+
+/* A plan frame matches a pushed id if file and line agree and the plan's
+ * column is 0 (any) or equal. Layout: tool/plan/Context.cpp. */
+static inline int frame_matches(uint64_t have, uint64_t want) {
+  uint64_t col = want & 0xFFF;
+  return !((have ^ want) >> 12) && (!col || col == (have & 0xFFF));
+}
+
+int hmplace_ctx_kind(const char *d) {
+  struct ctx_site *s = site_of(d);
+  uint32_t depth = hmplace_ctx_tls.depth;
+  /* Deeper than the stack keeps: the top frames are unknown, so no entry
+   * can be checked and none is chosen. */
+  if (depth <= HMPLACE_CTX_CAP) {
+    for (unsigned i = 0; i < s->n; ++i) {
+      const struct ctx_entry *e = &s->e[i];
+      if (e->nframes > depth)
+        continue;
+      unsigned f = 0;
+      while (f < e->nframes &&
+             frame_matches(hmplace_ctx_tls.ids[depth - 1 - f], e->frames[f]))
+        ++f;
+      if (f < e->nframes)
+        continue;
+      if (e->stats) {
+        atomic_fetch_add_explicit(&e->stats->objects, 1, memory_order_relaxed);
+        Pending = e->stats;
+      }
+      return e->kind;
+    }
+  }
+  atomic_fetch_add_explicit(&s->unmatched, 1, memory_order_relaxed);
+  return s->fallback;
+}
+
+void hm_ctx_account(size_t bytes) {
+  struct ctx_stats *s = Pending;
+  if (__builtin_expect(s != NULL, 0)) {
+    Pending = NULL;
+    atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
+  }
+}
+
+void hmplace_ctx_register(const char *const *sites, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    site_of(sites[i]);
+}
+
+static const char *kind_label(int k) {
+  return k < 0 ? "ordinary heap" : hmplace_kind_name((enum hmplace_kind)k);
+}
+
+void hm_ctx_report_text(FILE *f) {
+  pthread_mutex_lock(&TableLock);
+  if (AllStats)
+    fprintf(f, "hmplace: %-40s %-22s %8s %12s\n", "call-stack plan entry",
+            "kind", "objects", "bytes");
+  /* Oldest first: the list is built by prepending. */
+  size_t n = 0;
+  for (struct ctx_stats *s = AllStats; s; s = s->next)
+    ++n;
+  struct ctx_stats **order = n ? malloc(n * sizeof(*order)) : NULL;
+  size_t i = n;
+  for (struct ctx_stats *s = AllStats; s && order; s = s->next)
+    order[--i] = s;
+  for (i = 0; order && i < n; ++i) {
+    struct ctx_stats *s = order[i];
+    uint64_t o = atomic_load(&s->objects);
+    fprintf(f, "hmplace: %-40s %-22s %8llu %12llu%s\n", s->key,
+            kind_label(s->kind), (unsigned long long)o,
+            (unsigned long long)atomic_load(&s->bytes),
+            o ? "" : "  (never ran)");
+  }
+  free(order);
+  for (struct ctx_site *s = Sites; s; s = s->next) {
+    uint64_t u = atomic_load(&s->unmatched);
+    if (u)
+      fprintf(f,
+              "hmplace: %llu allocations at %s matched no call-stack entry "
+              "(%s)\n",
+              (unsigned long long)u, s->where, kind_label(s->fallback));
+  }
+  pthread_mutex_unlock(&TableLock);
+}
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; ++s)
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\u%04x", *s);
+    else
+      fputc(*s, f);
+  fputc('"', f);
+}
+
+void hm_ctx_report_json(FILE *f) {
+  pthread_mutex_lock(&TableLock);
+  fprintf(f, "\"entries\": [");
+  int first = 1;
+  for (struct ctx_stats *s = AllStats; s; s = s->next) {
+    fprintf(f, "%s\n  {\"entry\": ", first ? "" : ",");
+    json_string(f, s->key);
+    fprintf(f, ", \"kind\": \"%s\", \"objects\": %llu, \"bytes\": %llu}",
+            kind_label(s->kind), (unsigned long long)atomic_load(&s->objects),
+            (unsigned long long)atomic_load(&s->bytes));
+    first = 0;
+  }
+  fprintf(f, "\n], \"unmatched\": [");
+  first = 1;
+  for (struct ctx_site *s = Sites; s; s = s->next) {
+    fprintf(f, "%s\n  {\"site\": ", first ? "" : ",");
+    json_string(f, s->where);
+    fprintf(f, ", \"kind\": \"%s\", \"objects\": %llu}", kind_label(s->fallback),
+            (unsigned long long)atomic_load(&s->unmatched));
+    first = 0;
+  }
+  fprintf(f, "\n]");
+  pthread_mutex_unlock(&TableLock);
+}

@@ -1,0 +1,162 @@
+//===- ContextIR.cpp - shadow-stack pushes and context sites on IR --------===//
+//
+// A noted call becomes, inline (no call into the runtime on this path):
+//
+//   %tls = llvm.threadlocal.address(@hmplace_ctx_tls)   ; initial-exec TLS
+//   %d   = load i32 %tls                                ; depth
+//   store i64 ID, %tls + 8 + 8 * min(%d, CAP)           ; CAP absorbs overflow
+//   store i32 %d + 1, %tls
+//   <the call>
+//   store i32 %d, llvm.threadlocal.address(@hmplace_ctx_tls)
+//
+// The restore writes the saved depth rather than decrementing, so a deeper
+// frame that was left without its restore (longjmp, an exception through C
+// code) is repaired by the next restore further out. Where an exception can
+// leave the call, the unwind path restores too: an invoke's landing pad is
+// split so that only this call's unwind edge passes the restore, and a call
+// that may throw in a function with an Itanium personality becomes an invoke
+// with a cleanup pad that restores and resumes. Layout: hmplace.h's struct
+// hmplace_ctx_stack.
+//
+//===----------------------------------------------------------------------===//
+#include "ContextIR.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace llvm;
+
+namespace hmplace {
+
+static constexpr unsigned CtxCap = 64; // HMPLACE_CTX_CAP
+
+static Value *stackAddress(IRBuilder<> &B) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  GlobalVariable *G = M.getGlobalVariable("hmplace_ctx_tls");
+  if (!G) {
+    G = new GlobalVariable(
+        M, ArrayType::get(B.getInt64Ty(), 1 + CtxCap + 1), false,
+        GlobalValue::ExternalLinkage, nullptr, "hmplace_ctx_tls", nullptr,
+        GlobalValue::InitialExecTLSModel);
+    G->setAlignment(Align(8));
+  }
+  return B.CreateThreadLocalAddress(G);
+}
+
+static void restoreAt(BasicBlock::iterator At, Value *Depth) {
+  IRBuilder<> B(At->getParent(), At);
+  B.SetCurrentDebugLocation(At->getDebugLoc());
+  B.CreateStore(Depth, stackAddress(B));
+}
+
+/// The Itanium personality this function or module already uses, if any.
+static Constant *cxxPersonality(Function &F) {
+  if (F.hasPersonalityFn())
+    return F.getPersonalityFn();
+  for (Function &G : *F.getParent())
+    if (G.hasPersonalityFn() &&
+        G.getPersonalityFn()->getName() == "__gxx_personality_v0")
+      return G.getPersonalityFn();
+  return nullptr;
+}
+
+bool noteCall(CallBase *CB, uint64_t Id) {
+  if (auto *CI = dyn_cast<CallInst>(CB))
+    if (CI->isMustTailCall())
+      return false;
+  Function &F = *CB->getFunction();
+  IRBuilder<> B(CB);
+  B.SetCurrentDebugLocation(CB->getDebugLoc());
+  Value *T = stackAddress(B);
+  Value *D = B.CreateLoad(B.getInt32Ty(), T, "hm.depth");
+  Value *I = B.CreateSelect(B.CreateICmpULT(D, B.getInt32(CtxCap)), D,
+                            B.getInt32(CtxCap));
+  Value *Off = B.CreateAdd(B.CreateShl(B.CreateZExt(I, B.getInt64Ty()), 3),
+                           B.getInt64(8));
+  B.CreateStore(B.getInt64(Id), B.CreateGEP(B.getInt8Ty(), T, Off));
+  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), T);
+
+  // A call that may throw where the function (or module) has a C++
+  // personality: give it a cleanup pad of its own.
+  if (auto *CI = dyn_cast<CallInst>(CB)) {
+    Constant *Pers = CI->doesNotThrow() ? nullptr : cxxPersonality(F);
+    if (!Pers) {
+      restoreAt(std::next(CB->getIterator()), D);
+      return true;
+    }
+    if (!F.hasPersonalityFn())
+      F.setPersonalityFn(Pers);
+    LLVMContext &Ctx = F.getContext();
+    BasicBlock *Pad = BasicBlock::Create(Ctx, "hm.unwind", &F);
+    IRBuilder<> PB(Pad);
+    PB.SetCurrentDebugLocation(CB->getDebugLoc());
+    LandingPadInst *LP = PB.CreateLandingPad(
+        StructType::get(PB.getPtrTy(), PB.getInt32Ty()), 0);
+    LP->setCleanup(true);
+    PB.CreateStore(D, stackAddress(PB));
+    PB.CreateResume(LP);
+    changeToInvokeAndSplitBasicBlock(CI, Pad);
+    CB = cast<InvokeInst>(Pad->getSinglePredecessor()->getTerminator());
+  }
+  auto *II = cast<InvokeInst>(CB);
+  BasicBlock *From = II->getParent();
+  // Normal path: a block of its own if the destination has other entries.
+  BasicBlock *Normal = II->getNormalDest();
+  if (!Normal->getSinglePredecessor())
+    Normal = SplitEdge(From, Normal);
+  restoreAt(Normal->getFirstInsertionPt(), D);
+  // Unwind path: the landing pad may be shared with other invokes.
+  BasicBlock *Unwind = II->getUnwindDest();
+  if (!Unwind->getSinglePredecessor()) {
+    SmallVector<BasicBlock *, 2> NewBBs;
+    SplitLandingPadPredecessors(Unwind, {From}, ".hm", ".hm.rest", NewBBs);
+    Unwind = II->getUnwindDest();
+  }
+  restoreAt(Unwind->getFirstInsertionPt(), D);
+  return true;
+}
+
+Value *SiteDescriptors::kindFor(const std::string &Desc, Instruction *Before) {
+  GlobalVariable *&G = Strings[Desc];
+  if (!G) {
+    Constant *Init = ConstantDataArray::getString(M.getContext(), Desc);
+    G = new GlobalVariable(M, Init->getType(), true,
+                           GlobalValue::PrivateLinkage, Init, "hmplace.site");
+    G->setAlignment(Align(8)); // the runtime hashes the address
+  }
+  IRBuilder<> B(Before);
+  B.SetCurrentDebugLocation(Before->getDebugLoc());
+  FunctionCallee Fn = M.getOrInsertFunction(
+      "hmplace_ctx_kind", FunctionType::get(B.getInt32Ty(), {B.getPtrTy()},
+                                            false));
+  return B.CreateCall(Fn, {G}, "hm.kind");
+}
+
+void SiteDescriptors::finish() {
+  if (Strings.empty())
+    return;
+  LLVMContext &Ctx = M.getContext();
+  Type *Ptr = PointerType::getUnqual(Ctx);
+  std::vector<Constant *> All;
+  for (auto &[Desc, G] : Strings)
+    All.push_back(G);
+  ArrayType *AT = ArrayType::get(Ptr, All.size());
+  auto *List = new GlobalVariable(M, AT, true, GlobalValue::PrivateLinkage,
+                                  ConstantArray::get(AT, All),
+                                  "hmplace.sites");
+  Function *Reg = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), false),
+                                   GlobalValue::InternalLinkage,
+                                   "hmplace.register_sites", M);
+  IRBuilder<> B(BasicBlock::Create(Ctx, "", Reg));
+  FunctionCallee Fn = M.getOrInsertFunction(
+      "hmplace_ctx_register",
+      FunctionType::get(B.getVoidTy(), {Ptr, B.getInt64Ty()}, false));
+  B.CreateCall(Fn, {List, B.getInt64(All.size())});
+  B.CreateRetVoid();
+  appendToGlobalCtors(M, Reg, 65535);
+}
+
+} // namespace hmplace

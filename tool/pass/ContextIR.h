@@ -1,0 +1,44 @@
+//===- ContextIR.h - shadow-stack pushes and context sites on IR -*- C++ -*-===//
+///
+/// \file
+/// The IR half of context-sensitive placement (plan/Context.h): noting a call
+/// site on the runtime's per-thread shadow stack, and the descriptors of
+/// context sites.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_PASS_CONTEXTIR_H
+#define HMPLACE_PASS_CONTEXTIR_H
+
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Module.h"
+
+#include <map>
+#include <string>
+
+namespace hmplace {
+
+/// Surround \p CB with a push of \p Id on the shadow stack and a restore of
+/// the depth after it, on the normal path and, where an exception can leave
+/// the call, on the unwind path too. Returns false (and changes nothing) for
+/// calls that cannot be surrounded (musttail).
+bool noteCall(llvm::CallBase *CB, uint64_t Id);
+
+/// Context-site descriptors of one module: one private string constant per
+/// distinct descriptor, and a constructor that registers them all at start-up
+/// so that the runtime report names entries whose allocations never ran.
+class SiteDescriptors {
+public:
+  explicit SiteDescriptors(llvm::Module &M) : M(M) {}
+  /// `hmplace_ctx_kind(desc)` before \p Before: the kind to allocate in.
+  llvm::Value *kindFor(const std::string &Desc, llvm::Instruction *Before);
+  /// Emit the registration constructor (once, after all sites).
+  void finish();
+
+private:
+  llvm::Module &M;
+  std::map<std::string, llvm::GlobalVariable *> Strings;
+};
+
+} // namespace hmplace
+
+#endif

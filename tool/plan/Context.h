@@ -1,0 +1,112 @@
+//===- Context.h - call-stack entries applied through a shadow stack -*- C++ -*-===//
+///
+/// \file
+/// How a plan's call-stack entries select objects at run time, shared by
+/// hmrewrite, HmPlace.so and `hmplan match`.
+///
+/// An entry `stack: [inner, c1, c2]` names an object by the allocation call
+/// `inner` *and* the chain of call sites that reached it. Neither front end
+/// can see that chain at build time: calls through wrappers, macros and
+/// templates sit in other functions, other files, often other modules, and
+/// HmPlace.so runs before inlining. So the chain is checked at run time with
+/// a *selective shadow stack*:
+///  - a call site that some entry names as a caller frame (c1, c2) is
+///    *noted*: around the call it pushes its id on a per-thread stack and
+///    restores the stack's depth afterwards (also when an exception leaves
+///    the call);
+///  - an allocation call that some entry names as its innermost frame and
+///    whose callers are not known statically becomes a *context site*: it
+///    asks the runtime which of its candidate entries' caller chains is on
+///    top of the stack, and allocates in that entry's kind (or in the
+///    fallback: a site entry for the call, else the ordinary heap).
+/// Every other call is untouched, so unplanned code pays nothing.
+///
+/// Only noted sites are on the stack, so an entry's caller frames are
+/// compared with the innermost noted frames: frames between them that no
+/// entry names are invisible. Recursion, nested wrappers and threads need no
+/// special case (the stack is per thread and strictly nested).
+///
+/// The frame id of a place is its lowercased file basename, line and column
+/// packed in 64 bits (hmplace.h's HMPLACE_CTX_ID); a plan frame without a
+/// column matches any column. Directories are checked where the id is pushed:
+/// only calls that match a plan frame by the path rules are noted.
+///
+/// Standard containers: frames inside the C++ standard library's headers
+/// (std::allocator, vector, alloc_traits, ...) are not user code and are
+/// never noted. An entry whose innermost frames are such frames selects "the
+/// allocation std::allocator makes while the first user frame's call runs":
+/// every operator new inside the library's allocator is a context site for
+/// it, and the first frame outside the library is its first caller frame.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_PLAN_CONTEXT_H
+#define HMPLACE_PLAN_CONTEXT_H
+
+#include "plan/SiteKey.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hmplace {
+
+struct PlanEntry;
+
+/// The run-time id of a place: what a noted call pushes, and (with column 0
+/// for "any column") what a context site compares. Only the basename of
+/// \p Path counts, case-insensitively.
+uint64_t contextFrameId(llvm::StringRef Path, unsigned Line, unsigned Column);
+
+/// Whether \p Path is a header of the C++ standard library (libstdc++'s
+/// `.../include/c++/N/...`, libc++'s `.../include/c++/v1/...`).
+bool isStdLibraryFile(llvm::StringRef Path);
+
+/// Whether \p Path is inside the standard library's allocator, where every
+/// container buffer is allocated (libstdc++ new_allocator.h, libc++
+/// __memory/allocator.h).
+bool isStdAllocatorFile(llvm::StringRef Path);
+
+/// How the front ends apply one plan entry.
+struct EntryShape {
+  enum Mode {
+    Site,      ///< one frame: the call itself
+    Stack,     ///< an allocation call and caller frames checked at run time
+    Container, ///< std::allocator's allocation under user caller frames
+    Unusable,  ///< cannot be applied exactly; Why says why
+  };
+  Mode How = Site;
+  /// Frames to check as callers, innermost first: indices into the entry's
+  /// Frames, [FirstCaller, EndCaller). For Stack, FirstCaller is 1.
+  unsigned FirstCaller = 1, EndCaller = 1;
+  std::string Why;
+};
+
+/// Decide how \p E is applied. Outer frames that no build can note (advisor
+/// frames that are unresolved, binary, or in the C start-up code such as
+/// libc-start.c) are dropped from the end of a stack: the check stops at the
+/// outermost frame that is program code. An unresolved or binary frame
+/// *between* program frames makes the entry Unusable: the chain could not be
+/// checked exactly, and placing without it would place more than the plan
+/// names.
+EntryShape shapeOf(const PlanEntry &E);
+
+/// One candidate entry of a context site, as the runtime checks it.
+struct ContextChoice {
+  const PlanEntry *Entry = nullptr;
+  std::vector<uint64_t> Callers; ///< frame ids, innermost first
+  int Kind = -1;                 ///< runtime kind index, -1 ordinary heap
+};
+
+/// The descriptor string of a context site, read by the runtime
+/// (hmplace_ctx_kind). \p Choices must be ordered best first; \p Fallback is
+/// the runtime kind when none matches (-1: the ordinary heap). The format is
+/// private to HmPlace and versioned.
+std::string encodeContextSite(const SourcePos &Where,
+                              const std::vector<ContextChoice> &Choices,
+                              int Fallback);
+
+} // namespace hmplace
+
+#endif
