@@ -9,9 +9,21 @@
 ; RUN: FileCheck %s --check-prefix=REMARK < %t/remarks
 ; CHECK: @hmplace.site = private constant {{.*}} c"HM1\09/src/util.h:12:10\09-1\0A3\09{{[0-9a-f]+}}\09util.h:12 > solver.c:88\0A0\09{{[0-9a-f]+}}\09util.h:12 > grid.c:40\0A\00"
 ; CHECK: @llvm.global_ctors = {{.*}} @hmplace.register_sites
+; The decision is inline: the top of the per-thread stack compared with the
+; entries' caller frames (ids: basename hash, line), the first match's kind
+; selected; the runtime is called only to count while a report is on.
 ; CHECK-LABEL: define ptr @xmalloc
-; CHECK: %hm.kind = call i32 @hmplace_ctx_kind(ptr @hmplace.site)
-; CHECK: call ptr @hmplace_malloc(i32 %hm.kind, i64 %n)
+; CHECK: %[[TLS:.*]] = call {{.*}}ptr @llvm.threadlocal.address.p0(ptr {{.*}}@hmplace_ctx_tls)
+; CHECK: %hm.depth = load i32, ptr %[[TLS]]
+; CHECK: %hm.frame = load i64
+; CHECK: %[[TOP:.*]] = lshr i64 %hm.frame, 12
+; CHECK: icmp eq i64 %[[TOP]], 310556814737448
+; CHECK: %[[K1:.*]] = select i1 %{{.*}}, i32 0, i32 -1
+; CHECK: icmp eq i64 %{{.*}}, 3187617186185304
+; CHECK: %[[KIND:.*]] = select i1 %{{.*}}, i32 3, i32 %[[K1]]
+; CHECK: load i32, ptr @hmplace_ctx_counting
+; CHECK: call void @hmplace_ctx_count(ptr @hmplace.site, i32
+; CHECK: call ptr @hmplace_malloc(i32 %[[KIND]], i64 %n)
 ; REMARK: remark: util.h:12:10: placed malloc at /src/util.h:12:10 by its callers (call-stack entries: 'util.h:12 > solver.c:88' 'util.h:12 > grid.c:40'; otherwise the ordinary heap)
 ; CHECK-LABEL: define void @solver
 ; CHECK: call ptr @hmplace_malloc(i32 3, i64 %n)

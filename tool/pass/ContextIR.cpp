@@ -119,7 +119,7 @@ bool noteCall(CallBase *CB, uint64_t Id) {
   return true;
 }
 
-Value *SiteDescriptors::kindFor(const std::string &Desc, Instruction *Before) {
+GlobalVariable *SiteDescriptors::descriptor(const std::string &Desc) {
   GlobalVariable *&G = Strings[Desc];
   if (!G) {
     Constant *Init = ConstantDataArray::getString(M.getContext(), Desc);
@@ -127,12 +127,78 @@ Value *SiteDescriptors::kindFor(const std::string &Desc, Instruction *Before) {
                            GlobalValue::PrivateLinkage, Init, "hmplace.site");
     G->setAlignment(Align(8)); // the runtime hashes the address
   }
+  return G;
+}
+
+/// Sites with more entries than this ask the runtime (a loop there beats a
+/// long chain of selects here).
+static constexpr size_t MaxInlineChoices = 8;
+
+// The inline form is the runtime's choose() (context.c) unrolled for this
+// site's constants: entry i matches if depth >= its frame count, depth <=
+// CAP, and each frame equals the id below the top (ignoring the column when
+// the plan gives none). The first match wins; a select chain picks its kind.
+Value *SiteDescriptors::kindFor(const SourcePos &Where,
+                                const std::vector<ContextChoice> &Choices,
+                                int Fallback, Instruction *Before) {
+  GlobalVariable *G = descriptor(encodeContextSite(Where, Choices, Fallback));
   IRBuilder<> B(Before);
   B.SetCurrentDebugLocation(Before->getDebugLoc());
-  FunctionCallee Fn = M.getOrInsertFunction(
-      "hmplace_ctx_kind", FunctionType::get(B.getInt32Ty(), {B.getPtrTy()},
-                                            false));
-  return B.CreateCall(Fn, {G}, "hm.kind");
+  Type *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty();
+  if (Choices.size() > MaxInlineChoices) {
+    FunctionCallee Fn = M.getOrInsertFunction(
+        "hmplace_ctx_kind", FunctionType::get(I32, {B.getPtrTy()}, false));
+    return B.CreateCall(Fn, {G}, "hm.kind");
+  }
+  Value *T = stackAddress(B);
+  Value *D = B.CreateLoad(I32, T, "hm.depth");
+  Value *Known = B.CreateICmpULE(D, B.getInt32(CtxCap));
+  // ids[depth - 1 - f], with the index kept inside the array whatever the
+  // depth (the result is then ignored by the depth test); loaded once each.
+  SmallVector<Value *, 4> Ids;
+  auto IdBelowTop = [&](unsigned F) {
+    if (F < Ids.size())
+      return Ids[F];
+    Value *Idx = B.CreateSub(D, B.getInt32(F + 1));
+    Idx = B.CreateSelect(B.CreateICmpULT(Idx, B.getInt32(CtxCap)), Idx,
+                         B.getInt32(CtxCap));
+    Value *Off =
+        B.CreateAdd(B.CreateShl(B.CreateZExt(Idx, I64), 3), B.getInt64(8));
+    Ids.push_back(B.CreateAlignedLoad(
+        I64, B.CreateGEP(B.getInt8Ty(), T, Off), Align(8), "hm.frame"));
+    return Ids.back();
+  };
+  Value *Kind = B.getInt32(Fallback), *Choice = B.getInt32(-1);
+  for (size_t I = Choices.size(); I-- > 0;) {
+    const ContextChoice &C = Choices[I];
+    Value *OK = B.CreateAnd(
+        Known, B.CreateICmpUGE(D, B.getInt32(C.Callers.size())));
+    for (unsigned F = 0; F < C.Callers.size(); ++F) {
+      uint64_t Want = C.Callers[F];
+      Value *Have = IdBelowTop(F);
+      Value *Eq = (Want & 0xFFF)
+                      ? B.CreateICmpEQ(Have, B.getInt64(Want))
+                      : B.CreateICmpEQ(B.CreateLShr(Have, 12),
+                                       B.getInt64(Want >> 12));
+      OK = B.CreateAnd(OK, Eq);
+    }
+    Kind = B.CreateSelect(OK, B.getInt32(C.Kind), Kind);
+    Choice = B.CreateSelect(OK, B.getInt32(I), Choice);
+  }
+  // Per-entry counts for the report, only while one is asked for.
+  GlobalVariable *Counting = M.getGlobalVariable("hmplace_ctx_counting");
+  if (!Counting)
+    Counting = new GlobalVariable(M, I32, false, GlobalValue::ExternalLinkage,
+                                  nullptr, "hmplace_ctx_counting");
+  Value *On = B.CreateICmpNE(B.CreateLoad(I32, Counting), B.getInt32(0));
+  Instruction *Then = SplitBlockAndInsertIfThen(On, Before, false);
+  IRBuilder<> TB(Then);
+  TB.SetCurrentDebugLocation(Before->getDebugLoc());
+  FunctionCallee Count = M.getOrInsertFunction(
+      "hmplace_ctx_count",
+      FunctionType::get(TB.getVoidTy(), {TB.getPtrTy(), I32}, false));
+  TB.CreateCall(Count, {G, Choice});
+  return Kind;
 }
 
 void SiteDescriptors::finish() {

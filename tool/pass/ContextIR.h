@@ -9,6 +9,8 @@
 #ifndef HMPLACE_PASS_CONTEXTIR_H
 #define HMPLACE_PASS_CONTEXTIR_H
 
+#include "plan/Context.h"
+
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Module.h"
 
@@ -29,12 +31,18 @@ bool noteCall(llvm::CallBase *CB, uint64_t Id);
 class SiteDescriptors {
 public:
   explicit SiteDescriptors(llvm::Module &M) : M(M) {}
-  /// `hmplace_ctx_kind(desc)` before \p Before: the kind to allocate in.
-  llvm::Value *kindFor(const std::string &Desc, llvm::Instruction *Before);
+  /// The kind to allocate in, computed before \p Before: inline from the
+  /// shadow stack for sites with few entries (compares with constants, and
+  /// a call to the runtime only while a report is on), else
+  /// `hmplace_ctx_kind(desc)`.
+  llvm::Value *kindFor(const SourcePos &Where,
+                       const std::vector<ContextChoice> &Choices,
+                       int Fallback, llvm::Instruction *Before);
   /// Emit the registration constructor (once, after all sites).
   void finish();
 
 private:
+  llvm::GlobalVariable *descriptor(const std::string &Desc);
   llvm::Module &M;
   std::map<std::string, llvm::GlobalVariable *> Strings;
 };

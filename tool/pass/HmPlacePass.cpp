@@ -252,8 +252,8 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     }
     if (P.State == Placement::Contextual) {
       int Fallback = P.Entry ? runtimeKindIndex(*P.Entry->To.Kind) : -1;
-      Value *KindV = Descs.kindFor(
-          encodeContextSite(S.C.Frames.front(), P.Choices, Fallback), S.CB);
+      Value *KindV =
+          Descs.kindFor(S.C.Frames.front(), P.Choices, Fallback, S.CB);
       CallBase *New = placeCall(S.CB, *S.F, KindV);
       auto R = OptimizationRemark(DEBUG_TYPE, "PlacedByCaller", New);
       R << "placed " << S.F->Source << " at " << Key

@@ -38,6 +38,9 @@ def main():
     ap.add_argument("--header-filter", default="")
     ap.add_argument("--cflags", default="")
     ap.add_argument("--only", default="pass-O0,pass-O2,rewrite")
+    ap.add_argument("--report", action="store_true",
+                    help="append the runtime's per-entry report")
+    ap.add_argument("--args", default="", help="program arguments")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
 
@@ -70,7 +73,21 @@ def main():
             r = run(cmd, work)
             sys.stderr.write(r.stderr)
             run([cc, "-O2"] + flags + a.files + link + ["-o", exe], work)
-        outputs[variant] = run([exe], work, env).stdout
+        renv = dict(env)
+        report = os.path.join(work, "report.json")
+        if a.report:
+            renv["HMPLACE_REPORT"] = "json:" + report
+        out = run([exe] + shlex.split(a.args), work, renv).stdout
+        if a.report:
+            with open(report) as f:
+                rep = json.load(f)
+            for e in sorted(rep["entries"], key=lambda e: e["entry"]):
+                out += "entry '%s' %s objects %d bytes %d\n" % (
+                    e["entry"], e["kind"], e["objects"], e["bytes"])
+            for k in rep["kinds"]:
+                out += "kind %s allocs %d fallbacks %d\n" % (
+                    k["kind"], k["allocs"], k["fallbacks"])
+        outputs[variant] = out
     first = next(iter(outputs.values()))
     if any(o != first for o in outputs.values()):
         for v, o in outputs.items():
