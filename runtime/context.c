@@ -62,8 +62,8 @@ static struct {
   struct ctx_site *site;
 } Table[TABLE_SIZE];
 static pthread_mutex_t TableLock = PTHREAD_MUTEX_INITIALIZER;
-static struct ctx_site *Sites;      /* every parsed site, for the report */
-static struct ctx_stats *AllStats;  /* one record per plan key */
+static struct ctx_site *Sites;     /* every parsed site, for the report */
+static struct ctx_stats *AllStats; /* one record per plan key */
 static struct ctx_site BadSite = {"(invalid descriptor)", -1, 0, NULL, 0, NULL};
 
 static __thread struct ctx_stats *Pending
@@ -319,7 +319,8 @@ void hm_ctx_report_json(FILE *f) {
   for (struct ctx_site *s = Sites; s; s = s->next) {
     fprintf(f, "%s\n  {\"site\": ", first ? "" : ",");
     json_string(f, s->where);
-    fprintf(f, ", \"kind\": \"%s\", \"objects\": %llu}", kind_label(s->fallback),
+    fprintf(f, ", \"kind\": \"%s\", \"objects\": %llu}",
+            kind_label(s->fallback),
             (unsigned long long)atomic_load(&s->unmatched));
     first = 0;
   }

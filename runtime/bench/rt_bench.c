@@ -183,7 +183,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   compare("4. placed through a wrapper, by call stack", placed_pairs,
-          "hmplace_malloc(HBW) direct", ctx_pairs, "wrapper, stack entry",
-          1.10, "<=");
+          "hmplace_malloc(HBW) direct", ctx_pairs, "wrapper, stack entry", 1.10,
+          "<=");
   return 0;
 }

@@ -202,15 +202,15 @@ private:
       if (const auto *CS = Ps[0].get<CompoundStmt>()) {
         DynTypedNodeList G = Ctx.getParents(*CS);
         const auto *SE = G.empty() ? nullptr : G[0].get<StmtExpr>();
-        const auto *DS = CS->body_empty()
-                             ? nullptr
-                             : dyn_cast<DeclStmt>(CS->body_front());
+        const auto *DS =
+            CS->body_empty() ? nullptr : dyn_cast<DeclStmt>(CS->body_front());
         const auto *VD = DS && DS->isSingleDecl()
                              ? dyn_cast<VarDecl>(DS->getSingleDecl())
                              : nullptr;
         if (SE && VD && VD->getName() == NoteVar) {
           R.AlreadyNoted = true;
-          PresumedLoc SL = SM.getPresumedLoc(SM.getExpansionLoc(SE->getBeginLoc()));
+          PresumedLoc SL =
+              SM.getPresumedLoc(SM.getExpansionLoc(SE->getBeginLoc()));
           R.Key = makeSourcePos(Dir, SL.getFilename(), SL.getLine(),
                                 SL.getColumn());
           Out.push_back(std::move(R));
@@ -234,8 +234,8 @@ private:
       R.NoteProblem = "its macro use is not an expression or statement";
     else if (E && E->isGLValue() && !E->getType()->isFunctionType())
       R.NoteProblem = "it is an lvalue, which the wrapper would make a copy of";
-    else if (E && Ctx.getLangOpts().CPlusPlus &&
-             !E->getType()->isVoidType() && !E->getType()->isScalarType())
+    else if (E && Ctx.getLangOpts().CPlusPlus && !E->getType()->isVoidType() &&
+             !E->getType()->isScalarType())
       R.NoteProblem = "it returns a class object, which the wrapper would copy";
     else if (SM.isInSystemHeader(Use.getBegin()))
       R.Edit = CallRecord::InSystemHeader;
@@ -544,13 +544,13 @@ bool RewriteSession::finish() {
             std::string Keys;
             for (const ContextChoice &Ch : P->Choices)
               Keys += " '" + Ch.Entry->key() + "'";
-            D.report(C.Key.str(), Severity::Remark,
-                     Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
-                         " by its callers (call-stack entries:" + Keys +
-                         "; otherwise " +
-                         (P->Entry ? P->Entry->To.Kind->Name
-                                   : "the ordinary heap") +
-                         ")");
+            D.report(
+                C.Key.str(), Severity::Remark,
+                Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
+                    " by its callers (call-stack entries:" + Keys +
+                    "; otherwise " +
+                    (P->Entry ? P->Entry->To.Kind->Name : "the ordinary heap") +
+                    ")");
           }
           continue;
         }
@@ -566,8 +566,7 @@ bool RewriteSession::finish() {
     // Everything else that frees must dispatch: free, and realloc that is
     // not placed (it keeps the block wherever it lives).
     if (C.Fn->Dispatch && !C.AlreadyPlaced &&
-        (C.Edit == CallRecord::Editable ||
-         C.Edit == CallRecord::InMacroBody) &&
+        (C.Edit == CallRecord::Editable || C.Edit == CallRecord::InMacroBody) &&
         !C.EditFile.empty() && isRewritten(C.EditFile)) {
       addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Dispatch);
       ++NumDispatch;
@@ -614,8 +613,8 @@ bool RewriteSession::finish() {
 /// top-level #include (and before the first edit), so that no line moves;
 /// if there is none, on a new line after the last include.
 void RewriteSession::insertInclude(const std::string &File,
-                                   const MainFileInfo &Info,
-                                   unsigned FirstEdit, int GuardDepth) {
+                                   const MainFileInfo &Info, unsigned FirstEdit,
+                                   int GuardDepth) {
   auto Buf = MemoryBuffer::getFile(File);
   if (!Buf) {
     D.report(File, Severity::Error, "cannot read: " + Buf.getError().message());

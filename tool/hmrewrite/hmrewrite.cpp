@@ -126,8 +126,8 @@ int main(int argc, const char **argv) {
               : !ExportFixes.empty() ? exportFixes(S, ExportFixes, D)
                                      : printDiff(S, outs(), D);
   errs() << "hmrewrite: " << S.placedCount() << " sites placed, "
-         << S.notedCount() << " caller frames noted, "
-         << S.dispatchCount() << " free/realloc calls dispatched, "
-         << S.edits().size() << " files changed\n";
+         << S.notedCount() << " caller frames noted, " << S.dispatchCount()
+         << " free/realloc calls dispatched, " << S.edits().size()
+         << " files changed\n";
   return (OK && Written && S.failedFiles().empty() && D.errors() == 0) ? 0 : 1;
 }

@@ -37,10 +37,10 @@ static Value *stackAddress(IRBuilder<> &B) {
   Module &M = *B.GetInsertBlock()->getModule();
   GlobalVariable *G = M.getGlobalVariable("hmplace_ctx_tls");
   if (!G) {
-    G = new GlobalVariable(
-        M, ArrayType::get(B.getInt64Ty(), 1 + CtxCap + 1), false,
-        GlobalValue::ExternalLinkage, nullptr, "hmplace_ctx_tls", nullptr,
-        GlobalValue::InitialExecTLSModel);
+    G = new GlobalVariable(M, ArrayType::get(B.getInt64Ty(), 1 + CtxCap + 1),
+                           false, GlobalValue::ExternalLinkage, nullptr,
+                           "hmplace_ctx_tls", nullptr,
+                           GlobalValue::InitialExecTLSModel);
     G->setAlignment(Align(8));
   }
   return B.CreateThreadLocalAddress(G);
@@ -93,8 +93,8 @@ bool noteCall(CallBase *CB, uint64_t Id) {
     BasicBlock *Pad = BasicBlock::Create(Ctx, "hm.unwind", &F);
     IRBuilder<> PB(Pad);
     PB.SetCurrentDebugLocation(CB->getDebugLoc());
-    LandingPadInst *LP = PB.CreateLandingPad(
-        StructType::get(PB.getPtrTy(), PB.getInt32Ty()), 0);
+    LandingPadInst *LP =
+        PB.CreateLandingPad(StructType::get(PB.getPtrTy(), PB.getInt32Ty()), 0);
     LP->setCleanup(true);
     PB.CreateStore(D, stackAddress(PB));
     PB.CreateResume(LP);
@@ -164,22 +164,21 @@ Value *SiteDescriptors::kindFor(const SourcePos &Where,
                          B.getInt32(CtxCap));
     Value *Off =
         B.CreateAdd(B.CreateShl(B.CreateZExt(Idx, I64), 3), B.getInt64(8));
-    Ids.push_back(B.CreateAlignedLoad(
-        I64, B.CreateGEP(B.getInt8Ty(), T, Off), Align(8), "hm.frame"));
+    Ids.push_back(B.CreateAlignedLoad(I64, B.CreateGEP(B.getInt8Ty(), T, Off),
+                                      Align(8), "hm.frame"));
     return Ids.back();
   };
   Value *Kind = B.getInt32(Fallback), *Choice = B.getInt32(-1);
   for (size_t I = Choices.size(); I-- > 0;) {
     const ContextChoice &C = Choices[I];
-    Value *OK = B.CreateAnd(
-        Known, B.CreateICmpUGE(D, B.getInt32(C.Callers.size())));
+    Value *OK =
+        B.CreateAnd(Known, B.CreateICmpUGE(D, B.getInt32(C.Callers.size())));
     for (unsigned F = 0; F < C.Callers.size(); ++F) {
       uint64_t Want = C.Callers[F];
       Value *Have = IdBelowTop(F);
-      Value *Eq = (Want & 0xFFF)
-                      ? B.CreateICmpEQ(Have, B.getInt64(Want))
-                      : B.CreateICmpEQ(B.CreateLShr(Have, 12),
-                                       B.getInt64(Want >> 12));
+      Value *Eq = (Want & 0xFFF) ? B.CreateICmpEQ(Have, B.getInt64(Want))
+                                 : B.CreateICmpEQ(B.CreateLShr(Have, 12),
+                                                  B.getInt64(Want >> 12));
       OK = B.CreateAnd(OK, Eq);
     }
     Kind = B.CreateSelect(OK, B.getInt32(C.Kind), Kind);
@@ -211,11 +210,10 @@ void SiteDescriptors::finish() {
     All.push_back(G);
   ArrayType *AT = ArrayType::get(Ptr, All.size());
   auto *List = new GlobalVariable(M, AT, true, GlobalValue::PrivateLinkage,
-                                  ConstantArray::get(AT, All),
-                                  "hmplace.sites");
-  Function *Reg = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), false),
-                                   GlobalValue::InternalLinkage,
-                                   "hmplace.register_sites", M);
+                                  ConstantArray::get(AT, All), "hmplace.sites");
+  Function *Reg = Function::Create(
+      FunctionType::get(Type::getVoidTy(Ctx), false),
+      GlobalValue::InternalLinkage, "hmplace.register_sites", M);
   IRBuilder<> B(BasicBlock::Create(Ctx, "", Reg));
   FunctionCallee Fn = M.getOrInsertFunction(
       "hmplace_ctx_register",

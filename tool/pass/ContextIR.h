@@ -1,4 +1,5 @@
-//===- ContextIR.h - shadow-stack pushes and context sites on IR -*- C++ -*-===//
+//===- ContextIR.h - shadow-stack pushes and context sites on IR -*- C++
+//-*-===//
 ///
 /// \file
 /// The IR half of context-sensitive placement (plan/Context.h): noting a call
@@ -36,8 +37,8 @@ public:
   /// a call to the runtime only while a report is on), else
   /// `hmplace_ctx_kind(desc)`.
   llvm::Value *kindFor(const SourcePos &Where,
-                       const std::vector<ContextChoice> &Choices,
-                       int Fallback, llvm::Instruction *Before);
+                       const std::vector<ContextChoice> &Choices, int Fallback,
+                       llvm::Instruction *Before);
   /// Emit the registration constructor (once, after all sites).
   void finish();
 

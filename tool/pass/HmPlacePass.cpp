@@ -219,8 +219,8 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
       Sites.push_back({CB, F, contextOf(DL)});
       // operator new inside the standard library's allocator: where every
       // container buffer comes from (container entries, Context.h).
-      Sites.back().C.StdAllocator = F->KindArg != 0 &&
-                                    isStdAllocatorFile(DL->getFilename());
+      Sites.back().C.StdAllocator =
+          F->KindArg != 0 && isStdAllocatorFile(DL->getFilename());
     }
   if (SawCallWithoutLoc && Sites.empty()) {
     Ctx.diagnose(HmPlaceDiag(
@@ -302,8 +302,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
         if (!Matcher.isNoted(C))
           continue;
         const SourcePos &Pos = C.Frames.front();
-        Noted.push_back(
-            {CB, contextFrameId(Pos.File, Pos.Line, Pos.Column)});
+        Noted.push_back({CB, contextFrameId(Pos.File, Pos.Line, Pos.Column)});
       }
     for (auto &[CB, Id] : Noted) {
       OptimizationRemarkEmitter ORE(CB->getFunction());
@@ -316,8 +315,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
         continue;
       }
       ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", CB)
-               << "call at " << Key
-               << " notes itself for call-stack entries");
+               << "call at " << Key << " notes itself for call-stack entries");
       Changed = true;
     }
   }

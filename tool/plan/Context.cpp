@@ -38,8 +38,8 @@ bool isStdLibraryFile(StringRef Path) {
   if (Base.starts_with("stl_"))
     return true;
   return StringSwitch<bool>(Base)
-      .Cases("new_allocator.h", "alloc_traits.h", "allocator.h",
-             "vector.tcc", "deque.tcc", "list.tcc", "basic_string.h", true)
+      .Cases("new_allocator.h", "alloc_traits.h", "allocator.h", "vector.tcc",
+             "deque.tcc", "list.tcc", "basic_string.h", true)
       .Cases("basic_string.tcc", "cow_string.h", "hashtable.h",
              "hashtable_policy.h", "shared_ptr_base.h", "shared_ptr.h",
              "unique_ptr.h", true)
@@ -89,8 +89,7 @@ EntryShape shapeOf(const PlanEntry &E) {
     if (E.Frames[I].Kind == Frame::Form::Source)
       continue;
     S.How = EntryShape::Unusable;
-    S.Why = "caller frame '" + E.Frames[I].str() +
-            "' is " +
+    S.Why = "caller frame '" + E.Frames[I].str() + "' is " +
             (E.Frames[I].Kind == Frame::Form::Binary ? "a binary frame"
                                                      : "unresolved") +
             " and frames outside it must be checked; the caller chain "

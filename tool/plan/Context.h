@@ -1,4 +1,5 @@
-//===- Context.h - call-stack entries applied through a shadow stack -*- C++ -*-===//
+//===- Context.h - call-stack entries applied through a shadow stack -*- C++
+//-*-===//
 ///
 /// \file
 /// How a plan's call-stack entries select objects at run time, shared by
