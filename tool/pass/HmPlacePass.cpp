@@ -236,6 +236,15 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     Matcher.addCall(S.C);
   std::vector<Placement> Decisions = Matcher.resolve();
 
+  // Entries that cannot be applied exactly place nothing; say so by default
+  // (not as a remark) where they name a call, so the miss is never silent.
+  for (const PlanEntry *E : Matcher.unusableHits())
+    Ctx.diagnose(HmPlaceDiag("HmPlace: plan entry '" + E->key() + "' (" +
+                                 L.D->describe(E->Loc) +
+                                 ") is not applied: " + Matcher.shape(*E).Why +
+                                 "; it places nothing",
+                             DS_Warning));
+
   bool Changed = false;
   SiteDescriptors Descs(M);
   Type *I32 = Type::getInt32Ty(Ctx);

@@ -161,6 +161,12 @@ public:
   /// Whether the plan has container entries (operator new in the standard
   /// library's allocator must then be matched).
   bool hasContainerEntries() const { return !ContainerEntries.empty(); }
+  /// Entries that cannot be applied (EntryShape::Unusable) whose innermost
+  /// frame names one of the calls resolved: the places where the plan wanted
+  /// something and nothing is placed.
+  const std::vector<const PlanEntry *> &unusableHits() const {
+    return UnusableHit;
+  }
   const EntryShape &shape(const PlanEntry &E) const {
     return Shapes[&E - P.Entries.data()];
   }
@@ -183,6 +189,8 @@ private:
   std::vector<EntryShape> Shapes; ///< per entry, in plan order
   std::multimap<unsigned, const PlanEntry *> ByLine; ///< frame 0 line
   std::vector<const PlanEntry *> ContainerEntries;
+  std::multimap<unsigned, const PlanEntry *> UnusableByLine;
+  std::vector<const PlanEntry *> UnusableHit;
   /// Checkable caller frames by line: (entry, frame index).
   std::multimap<unsigned, std::pair<const PlanEntry *, unsigned>> OuterByLine;
   std::set<std::pair<const PlanEntry *, unsigned>> NotedFrames;

@@ -52,8 +52,11 @@ SiteMatcher::SiteMatcher(const Plan &P) : P(P) {
   for (size_t N = 0; N < P.Entries.size(); ++N) {
     const PlanEntry &E = P.Entries[N];
     const EntryShape &S = Shapes[N];
-    if (S.How == EntryShape::Unusable)
+    if (S.How == EntryShape::Unusable) {
+      if (E.Frames.front().Kind == Frame::Form::Source)
+        UnusableByLine.emplace(E.Frames.front().Line, &E);
       continue;
+    }
     if (S.How == EntryShape::Container)
       ContainerEntries.push_back(&E);
     else
@@ -156,6 +159,15 @@ std::vector<Placement> SiteMatcher::resolve() {
   std::vector<std::vector<Candidate>> All;
   All.reserve(Calls.size());
   for (const CallContext &C : Calls) {
+    // Entries that are not applied but name this call: the front end says so
+    // where it matters, at the call they would have placed.
+    auto [UB, UE] = UnusableByLine.equal_range(C.Frames.front().Line);
+    for (auto It = UB; It != UE; ++It)
+      if (!C.StdAllocator &&
+          matchFrame(It->second->Frames.front(), C.Frames.front(),
+                     C.CompileDir) != PathMatch::None &&
+          !is_contained(UnusableHit, It->second))
+        UnusableHit.push_back(It->second);
     All.push_back(candidatesFor(C));
     const SourcePos &Call = C.Frames.front();
     for (const Candidate &Cd : All.back()) {
