@@ -762,4 +762,5 @@ __attribute__((constructor)) static void hmplace_init(void) {
 #endif
   hm_read_budget_env();
   hm_report_init();
+  hm_teardown_init();
 }

@@ -39,6 +39,8 @@ static inline void hm_track_forget(void *p) {
     hm_track_free_slow(p, 0);
 }
 void hm_report_init(void);
+/* teardown.c: stop OpenMP workers before memkind's destructor runs. */
+void hm_teardown_init(void);
 
 /* context.c: bytes of the allocation a context site just chose an entry for
  * (called by every placed entry point), and the per-entry report. */
