@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "Output.h"
 
+#include <functional>
+
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -252,18 +254,35 @@ bool exportFixes(const RewriteSession &S, StringRef Dir, DiagEngine &D) {
   return OK;
 }
 
-void printSiteList(const RewriteSession &S, StringRef Kind, raw_ostream &OS) {
+static std::string frameText(const SourcePos &P) {
+  return displayPath(P.File) + ":" + std::to_string(P.Line) + ":" +
+         std::to_string(P.Column);
+}
+
+void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
+                   raw_ostream &OS) {
   OS << "version: 1\n";
   std::vector<const CallRecord *> Sites = S.allocationSites();
   if (Sites.empty()) {
     OS << "sites: []\n";
     return;
   }
+  // Callers by the function they call, in file order.
+  std::map<std::string, std::vector<const CallRecord *>> CallersOf;
+  if (Depth > 1)
+    for (const CallRecord *C : S.callerSites())
+      if (!C->Callee.empty())
+        CallersOf[C->Callee].push_back(C);
+  for (auto &[Name, V] : CallersOf)
+    llvm::sort(V, [](const CallRecord *A, const CallRecord *B) {
+      return std::tie(A->Key.File, A->Key.Line, A->Key.Column) <
+             std::tie(B->Key.File, B->Key.Line, B->Key.Column);
+    });
   OS << "sites:\n";
+  std::vector<const CallRecord *> Chain;
   for (const CallRecord *C : Sites) {
-    OS << "  - site: " << displayPath(C->Key.File) << ":" << C->Key.Line << ":"
-       << C->Key.Column << "\n    kind: " << Kind << "\n    note: \""
-       << C->Fn->Name;
+    OS << "  - site: " << frameText(C->Key) << "\n    kind: " << Kind
+       << "\n    note: \"" << C->Fn->Name;
     if (!C->Enclosing.empty())
       OS << " in " << C->Enclosing;
     if (!C->Macro.empty())
@@ -271,6 +290,27 @@ void printSiteList(const RewriteSession &S, StringRef Kind, raw_ostream &OS) {
     if (C->AlreadyPlaced)
       OS << ", already rewritten";
     OS << "\"\n";
+    // Every chain of callers up to Depth frames, depth first; a chain ends
+    // where its outermost function has no caller in the processed files.
+    std::function<void(const std::string &)> Walk = [&](const std::string &Fn) {
+      auto It = CallersOf.find(Fn);
+      if (Fn.empty() || Chain.size() + 1 >= Depth || It == CallersOf.end())
+        return;
+      for (const CallRecord *Caller : It->second) {
+        Chain.push_back(Caller);
+        OS << "  - stack: [" << frameText(C->Key);
+        for (const CallRecord *F : Chain)
+          OS << ", " << frameText(F->Key);
+        OS << "]\n    kind: " << Kind << "\n    note: \"" << C->Fn->Name
+           << " in " << C->Enclosing;
+        for (const CallRecord *F : Chain)
+          OS << " < " << (F->Enclosing.empty() ? "?" : F->Enclosing);
+        OS << "\"\n";
+        Walk(Caller->Enclosing);
+        Chain.pop_back();
+      }
+    };
+    Walk(C->Enclosing);
   }
 }
 

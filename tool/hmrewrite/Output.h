@@ -17,9 +17,12 @@ bool writeInPlace(const RewriteSession &S, DiagEngine &D);
 /// clang-tidy style Diagnostics YAML, one file per edited source, for
 /// clang-apply-replacements.
 bool exportFixes(const RewriteSession &S, llvm::StringRef Dir, DiagEngine &D);
-/// A plan skeleton with every allocation site, targeting \p Kind.
+/// A plan skeleton with every allocation site, targeting \p Kind. With
+/// \p Depth > 1 also, for each site, the chains of its callers in the
+/// processed files (by function name) up to \p Depth frames, as `stack:`
+/// entries, so that objects reached through wrappers can be planned.
 void printSiteList(const RewriteSession &S, llvm::StringRef Kind,
-                   llvm::raw_ostream &OS);
+                   unsigned Depth, llvm::raw_ostream &OS);
 
 } // namespace hmplace
 

@@ -183,6 +183,9 @@ private:
     R.Key = makeSourcePos(Dir, PL.getFilename(), PL.getLine(), PL.getColumn());
     if (CurFn && CurFn->getIdentifier())
       R.Enclosing = CurFn->getName().str();
+    if (const FunctionDecl *FD = CE->getDirectCallee())
+      if (FD->getIdentifier())
+        R.Callee = FD->getName().str();
     // The node to wrap: the call, or the outermost node of its macro use.
     DynTypedNode Node = DynTypedNode::create(*CE);
     CharSourceRange Use = SM.getExpansionRange(CE->getSourceRange());
@@ -394,6 +397,14 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
     Calls.push_back(std::move(C));
   }
   MainFiles[Info.Path] = std::move(Info);
+}
+
+std::vector<const CallRecord *> RewriteSession::callerSites() const {
+  std::vector<const CallRecord *> Out;
+  for (const CallRecord &C : Calls)
+    if (!C.Fn)
+      Out.push_back(&C);
+  return Out;
 }
 
 std::vector<const CallRecord *> RewriteSession::allocationSites() const {

@@ -59,6 +59,7 @@ struct CallRecord {
   unsigned ArgOffset = 0;
   std::string Macro;     ///< macro whose body holds the call
   std::string Enclosing; ///< function the call is in
+  std::string Callee;    ///< caller frames: the function called, if direct
 };
 
 /// What the include insertion needs to know about an edited main file.
@@ -78,7 +79,14 @@ public:
   bool headerSelected(llvm::StringRef Path) const;
   /// Lines of the plan's caller frames: calls there are recorded as
   /// candidate caller frames.
-  bool isNoteLine(unsigned Line) const { return NoteLines.count(Line); }
+  bool isNoteLine(unsigned Line) const {
+    return RecordAllCalls || NoteLines.count(Line);
+  }
+  /// Record every call (for --list-sites with callers), not only those on
+  /// the plan's caller lines.
+  void setRecordAllCalls(bool B) { RecordAllCalls = B; }
+  /// Every recorded call that is not an allocation (candidate callers).
+  std::vector<const CallRecord *> callerSites() const;
 
   /// Print a remark per placed site, worded as HmPlace.so's -Rpass=hm-place
   /// remarks so that the two front ends' decisions can be compared.
@@ -125,6 +133,7 @@ private:
   const Plan *ThePlan;
   DiagEngine &D;
   std::string HeaderFilter;
+  bool RecordAllCalls = false;
   std::set<unsigned> NoteLines;
   std::set<std::string> Headers; ///< selected headers that have edits
   std::vector<CallRecord> Calls;

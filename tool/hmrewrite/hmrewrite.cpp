@@ -44,6 +44,11 @@ static cl::opt<std::string>
              cl::desc("Kind written for each site by --list-sites (default: "
                       "posix, i.e. leave as is)"),
              cl::init("posix"), cl::cat(Cat));
+static cl::opt<unsigned> ListDepth(
+    "list-depth",
+    cl::desc("With --list-sites: also list each site's callers in the given "
+             "files as call stacks of up to N frames (default 1: sites only)"),
+    cl::init(1), cl::value_desc("N"), cl::cat(Cat));
 static cl::opt<bool> Strict("strict",
                             cl::desc("Treat warnings (stale plan entries, "
                                      "unplaceable sites) as errors"),
@@ -102,6 +107,7 @@ int main(int argc, const char **argv) {
   RewriteSession S(ThePlan.get(), D);
   S.setRemarks(Remarks);
   S.setHeaderFilter(HeaderFilter);
+  S.setRecordAllCalls(ListSites && ListDepth > 1);
   tooling::ClangTool Tool(Opts->getCompilations(), Opts->getSourcePathList());
   // Rewritten sources include <hmplace.h>; the project's compile commands
   // need not know where it is for hmrewrite to parse them again.
@@ -113,7 +119,7 @@ int main(int argc, const char **argv) {
     D.report(F, Severity::Error, "does not compile; not rewritten");
 
   if (ListSites) {
-    printSiteList(S, ListKind, outs());
+    printSiteList(S, ListKind, ListDepth, outs());
     return S.failedFiles().empty() ? 0 : 1;
   }
   // Files that do not compile are left out; the others are still written.

@@ -166,6 +166,37 @@ CallBase *placeCall(CallBase *CB, const IRAllocFn &F, Value *KindV) {
   return New;
 }
 
+/// -Rpass-analysis=hm-place: the pass's listing of allocation sites, each
+/// with the calls of this module that reach it through its function (the
+/// frames a call-stack entry would name), so that stack entries for objects
+/// behind wrappers can be written by hand. hmrewrite --list-sites
+/// --list-depth=N gives the same over several files.
+template <typename SiteT>
+static void listSites(Module &M, const std::vector<SiteT> &Sites) {
+  for (const SiteT &S : Sites) {
+    Function &Fn = *S.CB->getFunction();
+    OptimizationRemarkEmitter ORE(&Fn);
+    if (!ORE.allowExtraAnalysis(DEBUG_TYPE))
+      return; // not asked for: no cost
+    std::string Key = S.C.Frames.front().str();
+    ORE.emit(OptimizationRemarkAnalysis(DEBUG_TYPE, "Site", S.CB)
+             << "allocation site " << Key << ": " << S.F->Source << " in "
+             << Fn.getName());
+    for (User *U : Fn.users()) {
+      auto *Call = dyn_cast<CallBase>(U);
+      if (!Call || Call->getCalledFunction() != &Fn || !Call->getDebugLoc())
+        continue;
+      std::string CallerKey =
+          contextOf(Call->getDebugLoc().get()).Frames.front().str();
+      OptimizationRemarkEmitter CORE(Call->getFunction());
+      CORE.emit(OptimizationRemarkAnalysis(DEBUG_TYPE, "Caller", Call)
+                << "stack: [" << Key << ", " << CallerKey << "] reaches "
+                << S.F->Source << " in " << Fn.getName() << " from "
+                << Call->getFunction()->getName());
+    }
+  }
+}
+
 struct HmPlacePass : PassInfoMixin<HmPlacePass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &);
   static bool isRequired() { return true; }
@@ -231,6 +262,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     return PreservedAnalyses::all();
   }
 
+  listSites(M, Sites);
   SiteMatcher Matcher(*L.P);
   for (Site &S : Sites)
     Matcher.addCall(S.C);
@@ -240,9 +272,8 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
   // (not as a remark) where they name a call, so the miss is never silent.
   for (const PlanEntry *E : Matcher.unusableHits())
     Ctx.diagnose(HmPlaceDiag("HmPlace: plan entry '" + E->key() + "' (" +
-                                 L.D->describe(E->Loc) +
-                                 ") is not applied: " + Matcher.shape(*E).Why +
-                                 "; it places nothing",
+                                 L.D->describe(E->Loc) + ") is not applied: " +
+                                 Matcher.shape(*E).Why + "; it places nothing",
                              DS_Warning));
 
   bool Changed = false;
