@@ -260,7 +260,7 @@ static const char *kind_label(int k) {
 void hm_ctx_report_text(FILE *f) {
   pthread_mutex_lock(&TableLock);
   if (AllStats)
-    fprintf(f, "hmplace: %-40s %-22s %8s %12s\n", "call-stack plan entry",
+    fprintf(f, "hmplace: %-40s %-22s %8s %12s\n", "plan entry",
             "kind", "objects", "bytes");
   /* Oldest first: the list is built by prepending. */
   size_t n = 0;

@@ -278,7 +278,6 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
 
   bool Changed = false;
   SiteDescriptors Descs(M);
-  Type *I32 = Type::getInt32Ty(Ctx);
   for (size_t I = 0; I < Sites.size(); ++I) {
     Site &S = Sites[I];
     const Placement &P = Decisions[I];
@@ -316,8 +315,14 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
                << "')");
       continue;
     }
-    CallBase *New =
-        placeCall(S.CB, *S.F, ConstantInt::get(I32, runtimeKindIndex(K)));
+    // A site entry: the kind is a constant; the descriptor (one entry, no
+    // callers) lets the report count the entry's objects and name it if it
+    // never runs.
+    ContextChoice Only;
+    Only.Entry = P.Entry;
+    Only.Kind = runtimeKindIndex(K);
+    CallBase *New = placeCall(
+        S.CB, *S.F, Descs.kindFor(S.C.Frames.front(), {Only}, Only.Kind, S.CB));
     ORE.emit(OptimizationRemark(DEBUG_TYPE, "Placed", New)
              << "placed " << S.F->Source << " at " << Key << " in " << K.Name
              << " (plan entry '" << P.Entry->key() << "')");
