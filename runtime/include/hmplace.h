@@ -146,27 +146,31 @@ void hmplace_ctx_register(const char *const *sites, size_t n);
  * works through libhmplace.so's replacement of operator delete. */
 void *operator new(std::size_t n, hmplace_kind k);
 void *operator new[](std::size_t n, hmplace_kind k);
-void *operator new(std::size_t n, std::align_val_t a, hmplace_kind k);
-void *operator new[](std::size_t n, std::align_val_t a, hmplace_kind k);
 void *operator new(std::size_t n, hmplace_kind k,
                    const std::nothrow_t &) noexcept;
 void *operator new[](std::size_t n, hmplace_kind k,
                      const std::nothrow_t &) noexcept;
+void operator delete(void *p, hmplace_kind k) noexcept;
+void operator delete[](void *p, hmplace_kind k) noexcept;
+void operator delete(void *p, hmplace_kind k, const std::nothrow_t &) noexcept;
+void operator delete[](void *p, hmplace_kind k,
+                       const std::nothrow_t &) noexcept;
+/* Over-aligned forms: std::align_val_t exists from C++17 (or -faligned-new);
+ * before that, over-aligned types do not get aligned operator new anyway. */
+#ifdef __cpp_aligned_new
+void *operator new(std::size_t n, std::align_val_t a, hmplace_kind k);
+void *operator new[](std::size_t n, std::align_val_t a, hmplace_kind k);
 void *operator new(std::size_t n, std::align_val_t a, hmplace_kind k,
                    const std::nothrow_t &) noexcept;
 void *operator new[](std::size_t n, std::align_val_t a, hmplace_kind k,
                      const std::nothrow_t &) noexcept;
-void operator delete(void *p, hmplace_kind k) noexcept;
-void operator delete[](void *p, hmplace_kind k) noexcept;
 void operator delete(void *p, std::align_val_t a, hmplace_kind k) noexcept;
 void operator delete[](void *p, std::align_val_t a, hmplace_kind k) noexcept;
-void operator delete(void *p, hmplace_kind k, const std::nothrow_t &) noexcept;
-void operator delete[](void *p, hmplace_kind k,
-                       const std::nothrow_t &) noexcept;
 void operator delete(void *p, std::align_val_t a, hmplace_kind k,
                      const std::nothrow_t &) noexcept;
 void operator delete[](void *p, std::align_val_t a, hmplace_kind k,
                        const std::nothrow_t &) noexcept;
+#endif
 #endif
 
 #endif /* HMPLACE_H */

@@ -34,10 +34,15 @@ public:
                 std::vector<CallRecord> &Out)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), Dir(Dir), S(S), Out(Out) {}
 
-  bool TraverseFunctionDecl(FunctionDecl *FD) {
+  // Every kind of function (methods, constructors, lambdas' call operators,
+  // template instances): TraverseFunctionDecl alone misses the subclasses.
+  bool TraverseDecl(Decl *D) {
+    auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    if (!FD)
+      return RecursiveASTVisitor::TraverseDecl(D);
     const FunctionDecl *Saved = CurFn;
     CurFn = FD;
-    bool R = RecursiveASTVisitor::TraverseFunctionDecl(FD);
+    bool R = RecursiveASTVisitor::TraverseDecl(D);
     CurFn = Saved;
     return R;
   }
