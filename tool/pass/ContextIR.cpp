@@ -63,10 +63,10 @@ static Constant *cxxPersonality(Function &F) {
   return nullptr;
 }
 
-bool noteCall(CallBase *CB, uint64_t Id) {
+CallBase *noteCall(CallBase *CB, uint64_t Id) {
   if (auto *CI = dyn_cast<CallInst>(CB))
     if (CI->isMustTailCall())
-      return false;
+      return nullptr;
   Function &F = *CB->getFunction();
   IRBuilder<> B(CB);
   B.SetCurrentDebugLocation(CB->getDebugLoc());
@@ -85,7 +85,7 @@ bool noteCall(CallBase *CB, uint64_t Id) {
     Constant *Pers = CI->doesNotThrow() ? nullptr : cxxPersonality(F);
     if (!Pers) {
       restoreAt(std::next(CB->getIterator()), D);
-      return true;
+      return CB;
     }
     if (!F.hasPersonalityFn())
       F.setPersonalityFn(Pers);
@@ -116,7 +116,7 @@ bool noteCall(CallBase *CB, uint64_t Id) {
     Unwind = II->getUnwindDest();
   }
   restoreAt(Unwind->getFirstInsertionPt(), D);
-  return true;
+  return II;
 }
 
 GlobalVariable *SiteDescriptors::descriptor(const std::string &Desc) {

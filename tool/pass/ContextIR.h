@@ -22,9 +22,10 @@ namespace hmplace {
 
 /// Surround \p CB with a push of \p Id on the shadow stack and a restore of
 /// the depth after it, on the normal path and, where an exception can leave
-/// the call, on the unwind path too. Returns false (and changes nothing) for
-/// calls that cannot be surrounded (musttail).
-bool noteCall(llvm::CallBase *CB, uint64_t Id);
+/// the call, on the unwind path too. Returns the instruction that makes the
+/// call afterwards (\p CB, or the invoke that replaced it), or null (and
+/// changes nothing) for calls that cannot be surrounded (musttail).
+llvm::CallBase *noteCall(llvm::CallBase *CB, uint64_t Id);
 
 /// Context-site descriptors of one module: one private string constant per
 /// distinct descriptor, and a constructor that registers them all at start-up

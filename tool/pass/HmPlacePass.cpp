@@ -352,14 +352,16 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     for (auto &[CB, Id] : Noted) {
       OptimizationRemarkEmitter ORE(CB->getFunction());
       std::string Key = contextOf(CB->getDebugLoc().get()).Frames.front().str();
-      if (!noteCall(CB, Id)) {
+      CallBase *Now = noteCall(CB, Id);
+      if (!Now) {
         ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotNoted", CB)
                  << "call at " << Key
                  << " is a caller frame of a call-stack entry but a musttail "
                     "call cannot be noted");
         continue;
       }
-      ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", CB)
+      // CB may be gone: a call that can throw became an invoke.
+      ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", Now)
                << "call at " << Key << " notes itself for call-stack entries");
       Changed = true;
     }
