@@ -217,8 +217,14 @@ private:
                              : nullptr;
         if (SE && VD && VD->getName() == NoteVar) {
           R.AlreadyNoted = true;
-          PresumedLoc SL =
-              SM.getPresumedLoc(SM.getExpansionLoc(SE->getBeginLoc()));
+          // The wrapper begins where the call began: at `__extension__`.
+          SourceLocation WrapBegin = SE->getBeginLoc();
+          DynTypedNodeList SP = Ctx.getParents(*SE);
+          if (const auto *UO =
+                  SP.empty() ? nullptr : SP[0].get<UnaryOperator>())
+            if (UO->getOpcode() == UO_Extension)
+              WrapBegin = UO->getBeginLoc();
+          PresumedLoc SL = SM.getPresumedLoc(SM.getExpansionLoc(WrapBegin));
           R.Key = makeSourcePos(Dir, SL.getFilename(), SL.getLine(),
                                 SL.getColumn());
           Out.push_back(std::move(R));
@@ -475,9 +481,10 @@ void RewriteSession::noteCaller(const CallRecord &C) {
   }
   uint64_t Id = contextFrameId(C.Key.File, C.Key.Line, C.Key.Column);
   addEdit(C.EditFile, C.NoteBegin, 0,
-          "({ __attribute__((cleanup(hmplace_ctx_cleanup))) uint32_t hm_ctx_ "
+          "__extension__({ __attribute__((cleanup(hmplace_ctx_cleanup))) "
+          "uint32_t hm_ctx_ "
           "= hmplace_ctx_push(0x" +
-              utohexstr(Id, /*LowerCase=*/true) + "ull); ");
+              utohexstr(Id, /*LowerCase=*/true) + "); ");
   addEdit(C.EditFile, C.NoteEnd, 0, "; })");
   ++NumNoted;
   if (Remarks)
