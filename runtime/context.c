@@ -14,10 +14,11 @@
  *
  * Per-entry accounting for the report: entries with the same plan key (a
  * wrapper in a header is a site in every module that includes it) share one
- * counter record. hmplace_ctx_kind() counts the object and leaves the record
- * in a thread-local pending slot; the placed entry point that follows adds
- * the requested bytes (hm_ctx_account). Only when a report was asked for
- * (hm_tracking): two atomic adds on shared counters cost more than the whole
+ * counter record. The site and the entry chosen are left in the thread-local
+ * hmplace_ctx_chosen (by hmplace_ctx_kind, or by HmPlace.so's inline code:
+ * two stores, no branch) and the placed entry point that follows counts the
+ * object and its bytes (hm_ctx_account), only when a report was asked for
+ * (hm_tracking): atomic adds on shared counters cost more than the whole
  * choice (measured: 1.33x a direct placed malloc+free with them).
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
@@ -65,9 +66,6 @@ static pthread_mutex_t TableLock = PTHREAD_MUTEX_INITIALIZER;
 static struct ctx_site *Sites;     /* every parsed site, for the report */
 static struct ctx_stats *AllStats; /* one record per plan key */
 static struct ctx_site BadSite = {"(invalid descriptor)", -1, 0, NULL, 0, NULL};
-
-static __thread struct ctx_stats *Pending
-    __attribute__((tls_model("initial-exec")));
 
 static struct ctx_stats *stats_for(const char *key, size_t len, int kind) {
   for (struct ctx_stats *s = AllStats; s; s = s->next)
@@ -188,18 +186,20 @@ static inline int frame_matches(uint64_t have, uint64_t want) {
   return !((have ^ want) >> 12) && (!col || col == (have & 0xFFF));
 }
 
-int hmplace_ctx_counting;
+__thread struct hmplace_ctx_chosen hmplace_ctx_chosen
+    __attribute__((tls_model("initial-exec")));
 
-/* Count one object for entry \p i of \p s (-1: no entry matched). */
-static void count_choice(struct ctx_site *s, int i) {
-  if (i < 0) {
+/* Count one object of \p bytes for entry \p i of \p s (-1: no entry
+ * matched). */
+static void count_choice(struct ctx_site *s, int i, size_t bytes) {
+  if (i < 0 || (unsigned)i >= s->n) {
     atomic_fetch_add_explicit(&s->unmatched, 1, memory_order_relaxed);
     return;
   }
   struct ctx_stats *st = s->e[i].stats;
   if (st) {
     atomic_fetch_add_explicit(&st->objects, 1, memory_order_relaxed);
-    Pending = st;
+    atomic_fetch_add_explicit(&st->bytes, bytes, memory_order_relaxed);
   }
 }
 
@@ -228,23 +228,19 @@ static int choose(const struct ctx_site *s) {
 int hmplace_ctx_kind(const char *d) {
   struct ctx_site *s = site_of(d);
   int i = choose(s);
-  if (__builtin_expect(hm_tracking, 0))
-    count_choice(s, i);
+  if (__builtin_expect(hm_tracking, 0)) {
+    hmplace_ctx_chosen.site = d;
+    hmplace_ctx_chosen.choice = i;
+  }
   return i < 0 ? s->fallback : s->e[i].kind;
 }
 
-void hmplace_ctx_count(const char *d, int choice) {
-  struct ctx_site *s = site_of(d);
-  if (choice >= (int)s->n)
-    choice = -1;
-  count_choice(s, choice);
-}
-
 void hm_ctx_account(size_t bytes) {
-  struct ctx_stats *s = Pending;
-  if (__builtin_expect(s != NULL, 0)) {
-    Pending = NULL;
-    atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
+  const char *d = hmplace_ctx_chosen.site;
+  if (__builtin_expect(d != NULL, 0)) {
+    hmplace_ctx_chosen.site = NULL;
+    if (hm_tracking)
+      count_choice(site_of(d), hmplace_ctx_chosen.choice, bytes);
   }
 }
 
@@ -260,8 +256,8 @@ static const char *kind_label(int k) {
 void hm_ctx_report_text(FILE *f) {
   pthread_mutex_lock(&TableLock);
   if (AllStats)
-    fprintf(f, "hmplace: %-40s %-22s %8s %12s\n", "plan entry",
-            "kind", "objects", "bytes");
+    fprintf(f, "hmplace: %-40s %-22s %8s %12s\n", "plan entry", "kind",
+            "objects", "bytes");
   /* Oldest first: the list is built by prepending. */
   size_t n = 0;
   for (struct ctx_stats *s = AllStats; s; s = s->next)

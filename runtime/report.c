@@ -339,6 +339,5 @@ void hm_report_init(void) {
     return;
   }
   hm_tracking = 1;
-  hmplace_ctx_counting = 1;
   atexit(hmplace_report);
 }

@@ -125,11 +125,16 @@ static __inline__ void hmplace_ctx_cleanup(uint32_t *depth) {
  * its descriptor (a string only the front ends write). Counts the object
  * for the per-entry report. */
 int hmplace_ctx_kind(const char *site);
-/* HmPlace.so decides small context sites inline; when this is set (a report
- * was asked for) it also reports the choice (an index into the descriptor's
- * entries, -1 for none) for the per-entry counts. */
-extern int hmplace_ctx_counting;
-void hmplace_ctx_count(const char *site, int choice);
+/* HmPlace.so decides small context sites (and site entries) inline and
+ * leaves the site and the entry chosen (an index into the descriptor's
+ * entries, -1 for none) here; the placed entry point that follows counts
+ * them for the per-entry report. */
+struct hmplace_ctx_chosen {
+  const char *site;
+  int32_t choice;
+};
+extern __thread struct hmplace_ctx_chosen hmplace_ctx_chosen
+    __attribute__((tls_model("initial-exec")));
 /* Make sites known at start-up, so that the report can name plan entries
  * whose allocations never ran. */
 void hmplace_ctx_register(const char *const *sites, size_t n);

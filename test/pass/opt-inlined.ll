@@ -11,7 +11,8 @@
 ; CHECK: @llvm.global_ctors = {{.*}} @hmplace.register_sites
 ; The decision is inline: the top of the per-thread stack compared with the
 ; entries' caller frames (ids: basename hash, line), the first match's kind
-; selected; the runtime is called only to count while a report is on.
+; selected; the site and the choice are left in thread-local storage for
+; the runtime's per-entry report.
 ; CHECK-LABEL: define ptr @xmalloc
 ; CHECK: %[[TLS:.*]] = call {{.*}}ptr @llvm.threadlocal.address.p0(ptr {{.*}}@hmplace_ctx_tls)
 ; CHECK: %hm.depth = load i32, ptr %[[TLS]]
@@ -21,8 +22,9 @@
 ; CHECK: %[[K1:.*]] = select i1 %{{.*}}, i32 0, i32 -1
 ; CHECK: icmp eq i64 %{{.*}}, 3187617186185304
 ; CHECK: %[[KIND:.*]] = select i1 %{{.*}}, i32 3, i32 %[[K1]]
-; CHECK: load i32, ptr @hmplace_ctx_counting
-; CHECK: call void @hmplace_ctx_count(ptr @hmplace.site, i32
+; CHECK: %[[CH:.*]] = call {{.*}}ptr @llvm.threadlocal.address.p0(ptr {{.*}}@hmplace_ctx_chosen)
+; CHECK: store ptr @hmplace.site, ptr %[[CH]]
+; CHECK: store i32
 ; CHECK: call ptr @hmplace_malloc(i32 %[[KIND]], i64 %n)
 ; REMARK: remark: util.h:12:10: placed malloc at /src/util.h:12:10 by its callers (call-stack entries: 'util.h:12 > solver.c:88' 'util.h:12 > grid.c:40'; otherwise the ordinary heap)
 ; CHECK-LABEL: define void @solver
