@@ -175,6 +175,8 @@ private:
   /// A call written through a macro is wrapped at the macro use, which must
   /// then be an expression or a statement.
   void recordCaller(const CallExpr *CE) {
+    if (!S.recordsCallers())
+      return; // the common case: a plan without call-stack entries
     // The runtime's own calls (an earlier run's pushes) are never callers.
     if (const FunctionDecl *FD = CE->getDirectCallee())
       if (FD->getIdentifier() && FD->getName().starts_with("hmplace_"))

@@ -82,6 +82,8 @@ public:
   bool isNoteLine(unsigned Line) const {
     return RecordAllCalls || NoteLines.count(Line);
   }
+  /// Whether any call may be a caller frame (else none is looked at).
+  bool recordsCallers() const { return RecordAllCalls || !NoteLines.empty(); }
   /// Record every call (for --list-sites with callers), not only those on
   /// the plan's caller lines.
   void setRecordAllCalls(bool B) { RecordAllCalls = B; }

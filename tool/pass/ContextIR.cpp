@@ -195,19 +195,23 @@ Value *SiteDescriptors::kindFor(const SourcePos &Where,
   // For the per-entry report: the site and the entry chosen, counted by the
   // placed entry point that follows (two stores, no branch: a branch per
   // site made -O2 compiles measurably slower).
+  storeChoice(B, G, Choice);
+  return Kind;
+}
+
+void SiteDescriptors::storeChoice(IRBuilder<> &B, Value *Desc, Value *Choice) {
   GlobalVariable *Chosen = M.getGlobalVariable("hmplace_ctx_chosen");
   if (!Chosen) {
-    Chosen = new GlobalVariable(M, StructType::get(B.getPtrTy(), I32), false,
-                                GlobalValue::ExternalLinkage, nullptr,
-                                "hmplace_ctx_chosen", nullptr,
-                                GlobalValue::InitialExecTLSModel);
+    Chosen = new GlobalVariable(
+        M, StructType::get(B.getPtrTy(), B.getInt32Ty()), false,
+        GlobalValue::ExternalLinkage, nullptr, "hmplace_ctx_chosen", nullptr,
+        GlobalValue::InitialExecTLSModel);
     Chosen->setAlignment(Align(8));
   }
   Value *C = B.CreateThreadLocalAddress(Chosen);
-  B.CreateAlignedStore(G, C, Align(8));
+  B.CreateAlignedStore(Desc, C, Align(8));
   B.CreateAlignedStore(Choice, B.CreateConstGEP1_64(B.getInt8Ty(), C, 8),
                        Align(8));
-  return Kind;
 }
 
 void SiteDescriptors::finish() {

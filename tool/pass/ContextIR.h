@@ -12,6 +12,7 @@
 
 #include "plan/Context.h"
 
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Module.h"
 
@@ -45,6 +46,8 @@ public:
 
 private:
   llvm::GlobalVariable *descriptor(const std::string &Desc);
+  void storeChoice(llvm::IRBuilder<> &B, llvm::Value *Desc,
+                   llvm::Value *Choice);
   llvm::Module &M;
   std::map<std::string, llvm::GlobalVariable *> Strings;
 };

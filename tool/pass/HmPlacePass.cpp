@@ -315,14 +315,12 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
                << "')");
       continue;
     }
-    // A site entry: the kind is a constant; the descriptor (one entry, no
-    // callers) lets the report count the entry's objects and name it if it
-    // never runs.
-    ContextChoice Only;
-    Only.Entry = P.Entry;
-    Only.Kind = runtimeKindIndex(K);
-    CallBase *New = placeCall(
-        S.CB, *S.F, Descs.kindFor(S.C.Frames.front(), {Only}, Only.Kind, S.CB));
+    // A site entry: a constant kind, and no per-entry counting (one store
+    // per site measured 2-3% more -O2 compile time on site-dense plans; the
+    // per-kind report covers these sites).
+    CallBase *New =
+        placeCall(S.CB, *S.F,
+                  ConstantInt::get(Type::getInt32Ty(Ctx), runtimeKindIndex(K)));
     ORE.emit(OptimizationRemark(DEBUG_TYPE, "Placed", New)
              << "placed " << S.F->Source << " at " << Key << " in " << K.Name
              << " (plan entry '" << P.Entry->key() << "')");
