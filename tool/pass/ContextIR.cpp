@@ -151,46 +151,38 @@ Value *SiteDescriptors::kindFor(const SourcePos &Where,
     return B.CreateCall(Fn, {G}, "hm.kind");
   }
   Value *Kind = B.getInt32(Fallback), *Choice = B.getInt32(-1);
-  bool NeedsStack = llvm::any_of(
-      Choices, [](const ContextChoice &C) { return !C.Callers.empty(); });
-  if (!NeedsStack && !Choices.empty()) {
-    // A site entry: always the first choice; only counted.
-    Kind = B.getInt32(Choices.front().Kind);
-    Choice = B.getInt32(0);
-  } else {
-    Value *T = stackAddress(B);
-    Value *D = B.CreateLoad(I32, T, "hm.depth");
-    Value *Known = B.CreateICmpULE(D, B.getInt32(CtxCap));
-    // ids[depth - 1 - f], with the index kept inside the array whatever the
-    // depth (the result is then ignored by the depth test); loaded once each.
-    SmallVector<Value *, 4> Ids;
-    auto IdBelowTop = [&](unsigned F) {
-      if (F < Ids.size())
-        return Ids[F];
-      Value *Idx = B.CreateSub(D, B.getInt32(F + 1));
-      Idx = B.CreateSelect(B.CreateICmpULT(Idx, B.getInt32(CtxCap)), Idx,
-                           B.getInt32(CtxCap));
-      Value *Off =
-          B.CreateAdd(B.CreateShl(B.CreateZExt(Idx, I64), 3), B.getInt64(8));
-      Ids.push_back(B.CreateAlignedLoad(I64, B.CreateGEP(B.getInt8Ty(), T, Off),
-                                        Align(8), "hm.frame"));
-      return Ids.back();
-    };
-    for (size_t I = Choices.size(); I-- > 0;) {
-      const ContextChoice &C = Choices[I];
-      Value *OK =
-          B.CreateAnd(Known, B.CreateICmpUGE(D, B.getInt32(C.Callers.size())));
-      for (unsigned F = 0; F < C.Callers.size(); ++F) {
-        uint64_t Want = C.Callers[F];
-        Value *Have = IdBelowTop(F);
-        Value *Eq = (Want & 0xFFF) ? B.CreateICmpEQ(Have, B.getInt64(Want))
-                                   : B.CreateICmpEQ(B.CreateLShr(Have, 12),
-                                                    B.getInt64(Want >> 12));
-        OK = B.CreateAnd(OK, Eq);
-      }
-      Kind = B.CreateSelect(OK, B.getInt32(C.Kind), Kind);
-      Choice = B.CreateSelect(OK, B.getInt32(I), Choice);
+  Value *T = stackAddress(B);
+  Value *D = B.CreateLoad(I32, T, "hm.depth");
+  Value *Known = B.CreateICmpULE(D, B.getInt32(CtxCap));
+  // ids[depth - 1 - f], with the index kept inside the array whatever the
+  // depth (the result is then ignored by the depth test); loaded once each.
+  SmallVector<Value *, 4> Ids;
+  auto IdBelowTop = [&](unsigned F) {
+    if (F < Ids.size())
+      return Ids[F];
+    Value *Idx = B.CreateSub(D, B.getInt32(F + 1));
+    Idx = B.CreateSelect(B.CreateICmpULT(Idx, B.getInt32(CtxCap)), Idx,
+                         B.getInt32(CtxCap));
+    Value *Off =
+        B.CreateAdd(B.CreateShl(B.CreateZExt(Idx, I64), 3), B.getInt64(8));
+    Ids.push_back(B.CreateAlignedLoad(I64, B.CreateGEP(B.getInt8Ty(), T, Off),
+                                      Align(8), "hm.frame"));
+    return Ids.back();
+  };
+  for (size_t I = Choices.size(); I-- > 0;) {
+    const ContextChoice &C = Choices[I];
+    Value *OK =
+        B.CreateAnd(Known, B.CreateICmpUGE(D, B.getInt32(C.Callers.size())));
+    for (unsigned F = 0; F < C.Callers.size(); ++F) {
+      uint64_t Want = C.Callers[F];
+      Value *Have = IdBelowTop(F);
+      Value *Eq = (Want & 0xFFF) ? B.CreateICmpEQ(Have, B.getInt64(Want))
+                                 : B.CreateICmpEQ(B.CreateLShr(Have, 12),
+                                                  B.getInt64(Want >> 12));
+      OK = B.CreateAnd(OK, Eq);
     }
+    Kind = B.CreateSelect(OK, B.getInt32(C.Kind), Kind);
+    Choice = B.CreateSelect(OK, B.getInt32(I), Choice);
   }
   // For the per-entry report: the site and the entry chosen, counted by the
   // placed entry point that follows (two stores, no branch: a branch per
