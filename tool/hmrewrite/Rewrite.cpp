@@ -384,14 +384,8 @@ RewriteSession::actionFactory() {
 
 RewriteSession::RewriteSession(const Plan *P, DiagEngine &D)
     : ThePlan(P), D(D) {
-  if (!P)
-    return;
-  for (const PlanEntry &E : P->Entries) {
-    EntryShape Sh = shapeOf(E);
-    if (Sh.How != EntryShape::Unusable)
-      for (unsigned I = Sh.FirstCaller; I < Sh.EndCaller; ++I)
-        NoteLines.insert(E.Frames[I].Line);
-  }
+  if (P)
+    Matcher.emplace(*P);
 }
 
 bool RewriteSession::headerSelected(StringRef Path) const {
@@ -498,17 +492,15 @@ bool RewriteSession::finish() {
   unsigned ErrorsBefore = D.errors();
   std::vector<Placement> Decisions;
   std::vector<int> CallIndex(Calls.size(), -1);
-  std::optional<SiteMatcher> M;
-  if (ThePlan) {
-    M.emplace(*ThePlan);
+  if (Matcher) {
     for (size_t I = 0; I < Calls.size(); ++I)
       if (Calls[I].Fn && Calls[I].Fn->allocates()) {
         CallContext Ctx;
         Ctx.Frames.push_back(Calls[I].Key);
         Ctx.CompileDir = Calls[I].CompileDir;
-        CallIndex[I] = int(M->addCall(std::move(Ctx)));
+        CallIndex[I] = int(Matcher->addCall(std::move(Ctx)));
       }
-    Decisions = M->resolve();
+    Decisions = Matcher->resolve();
   }
 
   for (size_t I = 0; I < Calls.size(); ++I) {
@@ -517,7 +509,7 @@ bool RewriteSession::finish() {
       CallContext Ctx;
       Ctx.Frames.push_back(C.Key);
       Ctx.CompileDir = C.CompileDir;
-      if (M && M->isNoted(Ctx) && !C.AlreadyNoted)
+      if (Matcher && Matcher->isNoted(Ctx) && !C.AlreadyNoted)
         noteCaller(C);
       continue;
     }
@@ -560,23 +552,15 @@ bool RewriteSession::finish() {
         ++NumPlaced;
         if (Contextual) {
           // The kind is the runtime's answer for the current caller chain.
-          int Fallback = P->Entry ? runtimeKindIndex(*P->Entry->To.Kind) : -1;
           addEdit(C.EditFile, C.ArgOffset, 0,
                   "(enum hmplace_kind)hmplace_ctx_kind(" +
-                      cString(encodeContextSite(C.Key, P->Choices, Fallback)) +
+                      cString(encodeContextSite(C.Key, P->Choices,
+                                                P->fallbackKind())) +
                       "), ");
-          if (Remarks) {
-            std::string Keys;
-            for (const ContextChoice &Ch : P->Choices)
-              Keys += " '" + Ch.Entry->key() + "'";
-            D.report(
-                C.Key.str(), Severity::Remark,
-                Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
-                    " by its callers (call-stack entries:" + Keys +
-                    "; otherwise " +
-                    (P->Entry ? P->Entry->To.Kind->Name : "the ordinary heap") +
-                    ")");
-          }
+          if (Remarks)
+            D.report(C.Key.str(), Severity::Remark,
+                     Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
+                         " by its callers (" + P->contextSummary() + ")");
           continue;
         }
         addEdit(C.EditFile, C.ArgOffset, 0, runtimeKindConstant(K) + ", ");
@@ -597,9 +581,9 @@ bool RewriteSession::finish() {
       ++NumDispatch;
     }
   }
-  if (M) {
-    M->reportUsage(D);
-    M->reportUnnoted(D);
+  if (Matcher) {
+    Matcher->reportUsage(D);
+    Matcher->reportUnnoted(D);
   }
 
   for (auto &[File, Reps] : Edits) {

@@ -31,6 +31,7 @@
 #include "clang/Tooling/Tooling.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -80,10 +81,12 @@ public:
   /// Lines of the plan's caller frames: calls there are recorded as
   /// candidate caller frames.
   bool isNoteLine(unsigned Line) const {
-    return RecordAllCalls || NoteLines.count(Line);
+    return RecordAllCalls || (Matcher && Matcher->isCallerLine(Line));
   }
   /// Whether any call may be a caller frame (else none is looked at).
-  bool recordsCallers() const { return RecordAllCalls || !NoteLines.empty(); }
+  bool recordsCallers() const {
+    return RecordAllCalls || (Matcher && Matcher->needsContext());
+  }
   /// Record every call (for --list-sites with callers), not only those on
   /// the plan's caller lines.
   void setRecordAllCalls(bool B) { RecordAllCalls = B; }
@@ -136,7 +139,9 @@ private:
   DiagEngine &D;
   std::string HeaderFilter;
   bool RecordAllCalls = false;
-  std::set<unsigned> NoteLines;
+  /// The plan's matcher: which lines hold caller frames while TUs are
+  /// parsed, every decision in finish().
+  std::optional<SiteMatcher> Matcher;
   std::set<std::string> Headers; ///< selected headers that have edits
   std::vector<CallRecord> Calls;
   std::set<std::pair<std::string, unsigned>> SeenCalls;

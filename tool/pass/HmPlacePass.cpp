@@ -290,18 +290,12 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
       continue;
     }
     if (P.State == Placement::Contextual) {
-      int Fallback = P.Entry ? runtimeKindIndex(*P.Entry->To.Kind) : -1;
       Value *KindV =
-          Descs.kindFor(S.C.Frames.front(), P.Choices, Fallback, S.CB);
+          Descs.kindFor(S.C.Frames.front(), P.Choices, P.fallbackKind(), S.CB);
       CallBase *New = placeCall(S.CB, *S.F, KindV);
-      auto R = OptimizationRemark(DEBUG_TYPE, "PlacedByCaller", New);
-      R << "placed " << S.F->Source << " at " << Key
-        << " by its callers (call-stack entries:";
-      for (const ContextChoice &Ch : P.Choices)
-        R << " '" << Ch.Entry->key() << "'";
-      R << "; otherwise "
-        << (P.Entry ? P.Entry->To.Kind->Name : "the ordinary heap") << ")";
-      ORE.emit(R);
+      ORE.emit(OptimizationRemark(DEBUG_TYPE, "PlacedByCaller", New)
+               << "placed " << S.F->Source << " at " << Key
+               << " by its callers (" << P.contextSummary() << ")");
       Changed = true;
       continue;
     }

@@ -113,9 +113,9 @@ void writeSummary(const Plan &P, llvm::raw_ostream &OS);
 /// The decision for one allocation call.
 struct Placement {
   enum Status {
-    Unplanned, ///< no entry names this call
-    Placed,    ///< send to Entry->To (which may be the ordinary heap)
-    Conflict,  ///< entries disagree and nothing here decides between them
+    Unplanned,  ///< no entry names this call
+    Placed,     ///< send to Entry->To (which may be the ordinary heap)
+    Conflict,   ///< entries disagree and nothing here decides between them
     Contextual, ///< decided at run time by the caller chain (Context.h)
   };
   Status State = Unplanned;
@@ -123,6 +123,11 @@ struct Placement {
   /// (a site entry for the call), or null for the ordinary heap.
   const PlanEntry *Entry = nullptr;
   std::vector<ContextChoice> Choices; ///< Contextual: best first
+  /// Contextual: the runtime kind when no choice matches (-1: the heap).
+  int fallbackKind() const;
+  /// Contextual: "call-stack entries: 'a' 'b'; otherwise KIND", as both
+  /// front ends word their remarks.
+  std::string contextSummary() const;
   std::vector<const PlanEntry *> Candidates; ///< for Conflict
   std::string Reason;                        ///< for Conflict
 };
@@ -158,6 +163,9 @@ public:
   /// Whether any entry needs run-time context (a front end may skip looking
   /// for noted calls otherwise).
   bool needsContext() const { return !OuterByLine.empty(); }
+  /// Whether some entry's caller frame is on \p Line (a cheap filter before
+  /// isNoted()).
+  bool isCallerLine(unsigned Line) const { return OuterByLine.count(Line); }
   /// Whether the plan has container entries (operator new in the standard
   /// library's allocator must then be matched).
   bool hasContainerEntries() const { return !ContainerEntries.empty(); }

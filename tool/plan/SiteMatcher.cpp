@@ -141,6 +141,18 @@ static ContextChoice choiceFor(const PlanEntry &E, unsigned From,
   return Ch;
 }
 
+int Placement::fallbackKind() const {
+  return Entry ? runtimeKindIndex(*Entry->To.Kind) : -1;
+}
+
+std::string Placement::contextSummary() const {
+  std::string S = "call-stack entries:";
+  for (const ContextChoice &Ch : Choices)
+    S += " '" + Ch.Entry->key() + "'";
+  return S + "; otherwise " +
+         (Entry ? Entry->To.Kind->Name : "the ordinary heap");
+}
+
 bool SiteMatcher::isNoted(const CallContext &C) {
   const SourcePos &Call = C.Frames.front();
   bool Noted = false;
