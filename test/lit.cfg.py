@@ -99,3 +99,17 @@ if chattr_works():
 
 if config.hmplace_fuzz:
     config.available_features.add("fuzz")
+
+# scripts/vm boots a small qemu VM with several NUMA nodes (HBM, a slow tier,
+# two sockets) and runs a program inside. scripts/test installs what it needs,
+# so the VM tests are skipped only where it cannot run (said by --check).
+vm_script = os.path.join(config.hmplace_src_root, "scripts", "vm")
+config.substitutions.append(("%vm", sys.executable + " " + vm_script))
+def vm_works():
+    import subprocess
+    return subprocess.run([sys.executable, vm_script, "--check"],
+                          capture_output=True).returncode == 0
+if vm_works():
+    config.available_features.add("numa-vm")
+else:
+    lit_config.note("scripts/vm cannot boot a VM here: VM tests are skipped")
