@@ -6,24 +6,22 @@
  *   (memkind_free(NULL, p)) segfaults on glibc pointers, its decorator hooks
  *   are not exported by Debian's build, and a registry of placed blocks costs
  *   a hash probe (and a lock or a lock-free table) on every ordinary free.
- *   Instead every placed kind allocates from its own slot of one reserved
- *   address range: slot k is a memkind_create_fixed() kind over
- *   [base + k*slot, base + (k+1)*slot), mapped MAP_NORESERVE and mbind()-ed
- *   with the node policy memkind itself uses for the static kind k. Owning
- *   a pointer is then `p - base < span`, its kind `(p - base) >> shift`: two
- *   loads, a subtraction and a compare, no lock, no memory access at p.
+ *   Instead placed blocks come from chunks of one address range (range.c):
+ *   memkind_create_fixed() kinds over memory mbind()-ed with the node policy
+ *   memkind itself uses for the static kind, on the allocating thread's CPU
+ *   (policy.c). Owning a pointer is then `p - base < span` (two loads, a
+ *   subtraction and a compare, no lock, no memory access at p), and only for
+ *   pointers inside the range one byte of the region table names the slot.
  *   scripts/bench measures the cost against plain glibc free.
  *
- * Node policy: rather than re-deriving memkind's node selection (HMAT,
- *   MEMKIND_HBW_NODES, capacity and latency rules), the runtime allocates one
- *   small block from the static kind and reads its policy back with
- *   get_mempolicy(MPOL_F_ADDR): memkind mbind()s its chunks with the kind's
- *   mode and node mask. So env variables and HMAT detection behave exactly
- *   as with memkind, through its public API only. If the static kind is
- *   unavailable (no HBM here), the slot is unavailable and planned sites of
+ * Node policy: a slot is one kind under one node policy; each thread's
+ *   allocation goes to the slot of the policy memkind gives that kind on the
+ *   CPU the thread runs on (HBW on a dual-socket node: the HBM node of the
+ *   thread's own socket), so node selection follows memkind's, socket by
+ *   socket. If memkind cannot serve the kind (no HBM here), planned sites of
  *   that kind use the ordinary heap (warned once, counted).
  *
- * memkind is used only through this file's slot_* functions.
+ * memkind is used only here (fixed kinds) and in policy.c (static kinds).
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "hmplace.h"
@@ -33,8 +31,10 @@
 #include <errno.h>
 #include <malloc.h>
 #include <memkind.h>
+#include <numa.h>
 #include <numaif.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +64,7 @@ static void resolve_next(void) {
   void *r = dlsym(RTLD_NEXT, "realloc");
   void *u = dlsym(RTLD_NEXT, "malloc_usable_size");
   if (u)
-    __atomic_store_n(&next_usable, (size_t(*)(void *))u, __ATOMIC_RELEASE);
+    __atomic_store_n(&next_usable, (size_t (*)(void *))u, __ATOMIC_RELEASE);
   if (r)
     __atomic_store_n(&next_realloc, (void *(*)(void *, size_t))r,
                      __ATOMIC_RELEASE);
@@ -102,33 +102,7 @@ static void *heap_realloc(void *p, size_t n) { return realloc(p, n); }
 static size_t heap_usable(void *p) { return malloc_usable_size(p); }
 #endif
 
-/*--- slots ----------------------------------------------------------------*/
-
-static memkind_t *const StaticKinds[HMPLACE_KIND_COUNT] = {
-    &MEMKIND_REGULAR,
-    &MEMKIND_DEFAULT,
-    &MEMKIND_HUGETLB,
-    &MEMKIND_HBW,
-    &MEMKIND_HBW_ALL,
-    &MEMKIND_HBW_PREFERRED,
-    &MEMKIND_HBW_HUGETLB,
-    &MEMKIND_HBW_ALL_HUGETLB,
-    &MEMKIND_HBW_PREFERRED_HUGETLB,
-    &MEMKIND_HBW_INTERLEAVE,
-    &MEMKIND_INTERLEAVE,
-    &MEMKIND_DAX_KMEM,
-    &MEMKIND_DAX_KMEM_ALL,
-    &MEMKIND_DAX_KMEM_PREFERRED,
-    &MEMKIND_DAX_KMEM_INTERLEAVE,
-    &MEMKIND_HIGHEST_CAPACITY,
-    &MEMKIND_HIGHEST_CAPACITY_PREFERRED,
-    &MEMKIND_HIGHEST_CAPACITY_LOCAL,
-    &MEMKIND_HIGHEST_CAPACITY_LOCAL_PREFERRED,
-    &MEMKIND_LOWEST_LATENCY_LOCAL,
-    &MEMKIND_LOWEST_LATENCY_LOCAL_PREFERRED,
-    &MEMKIND_HIGHEST_BANDWIDTH_LOCAL,
-    &MEMKIND_HIGHEST_BANDWIDTH_LOCAL_PREFERRED,
-};
+/*--- kinds and slots -------------------------------------------------------*/
 
 static const char *const KindNames[HMPLACE_KIND_COUNT] = {
     "MEMKIND_REGULAR",
@@ -160,162 +134,251 @@ const char *hmplace_kind_name(enum hmplace_kind k) {
   return (unsigned)k < HMPLACE_KIND_COUNT ? KindNames[k] : "invalid";
 }
 
-enum { SLOT_UNINIT = 0, SLOT_READY = 1, SLOT_UNAVAILABLE = -1 };
+enum { KIND_UNINIT = 0, KIND_READY = 1, KIND_UNAVAILABLE = -1 };
 
-/* One cache line of hot counters per kind; placed allocations of different
- * kinds do not share lines. */
-struct slot {
+/* What the plan asked of a kind, whichever nodes served it: one cache line of
+ * hot counters per kind, so placed allocations of different kinds do not
+ * share lines. */
+struct kstate {
   _Atomic int state;
-  memkind_t kind;
   _Atomic uint64_t allocs, bytes, live, peak, fallbacks;
   _Atomic uint64_t budget;
   _Atomic int warned_unavailable, warned_budget, warned_full;
-  pthread_mutex_t init_lock;
 } __attribute__((aligned(64)));
 
-static struct slot Slots[HMPLACE_KIND_COUNT];
+static struct kstate Kinds[HMPLACE_KIND_COUNT];
 
-/* Address layout: kind k owns [Base + k 2^36, Base + (k+1) 2^36). It is
- * fixed so that the ownership test on every free is one load, a subtraction
- * and a compare with a constant; HMPLACE_SLOT_SIZE only limits how much of
- * each 64 GiB slot is mapped. Until the range exists Base is 0 - SPAN, so no
- * user pointer p has p - Base < SPAN (it would have to lie in the top SPAN
- * bytes of the address space, which is the kernel's). Base is written once,
- * under RangeLock, before any pointer from the range exists. */
-enum { SLOT_SHIFT = 36 };
-#define SPAN ((uintptr_t)HMPLACE_KIND_COUNT << SLOT_SHIFT)
-static _Atomic uintptr_t RangeBase = (uintptr_t)0 - SPAN;
-static size_t SlotBytes = (size_t)1 << SLOT_SHIFT;
-static pthread_mutex_t RangeLock = PTHREAD_MUTEX_INITIALIZER;
-static int RangeReady, RangeFailed;
+/* A slot: the blocks of one kind under one node policy. A kind has one slot
+ * per distinct policy memkind gives it on the CPUs that used it (HBW on a
+ * dual-socket node: bind{2} for threads on socket 0, bind{3} on socket 1).
+ * Its memory is a list of chunks from range.c, each a memkind fixed kind
+ * mbind()-ed with the slot's policy; blocks are taken from the newest chunk
+ * that has room. */
+enum { MAX_SLOTS = 64, MAX_CHUNKS = 32, MAX_NODE = 1024, MAX_CPUS = 2048 };
+#define MASK_WORDS (MAX_NODE / (8 * sizeof(unsigned long)))
+
+struct slot {
+  int kind, mode;
+  unsigned long mask[MASK_WORDS];
+  memkind_t chunk[MAX_CHUNKS];
+  _Atomic int nchunks, cur;
+  uint64_t held; /* bytes mapped, under lock */
+  _Atomic uint64_t threads, cpu_nodes;
+  pthread_mutex_t lock;
+};
+
+static struct slot SlotTab[MAX_SLOTS];
+static _Atomic int NumSlots;
+static pthread_mutex_t SlotsLock = PTHREAD_MUTEX_INITIALIZER;
+/* Slot of kind k for threads on CPU c: 0 unknown, s + 1, or -1 none. Read
+ * with acquire: the slot's fields are written before its index is. */
+static _Atomic int8_t SlotOf[HMPLACE_KIND_COUNT][MAX_CPUS];
 
 static _Atomic int Off; /* HMPLACE=off */
 
-static void warn(const char *fmt, const char *a, const char *b) {
+void hm_warn(const char *fmt, const char *arg) {
+  fprintf(stderr, "hmplace: warning: ");
+  fprintf(stderr, fmt, arg);
+  fputc('\n', stderr);
+}
+
+static void warn2(const char *fmt, const char *a, const char *b) {
   fprintf(stderr, "hmplace: warning: ");
   fprintf(stderr, fmt, a, b);
   fputc('\n', stderr);
 }
 
-/* Reserve the whole span once: PROT_NONE costs no memory and no commit. */
-static int reserve_range(void) {
-  pthread_mutex_lock(&RangeLock);
-  if (!RangeReady && !RangeFailed) {
-    const char *s = getenv("HMPLACE_SLOT_SIZE");
-    if (s && *s) {
-      uint64_t v;
-      if (hm_parse_size(s, &v) == 0 && v >= (1ULL << 30) &&
-          v <= ((uint64_t)1 << SLOT_SHIFT))
-        SlotBytes = (size_t)v & ~(((size_t)1 << 21) - 1);
-      else
-        warn("ignoring HMPLACE_SLOT_SIZE='%s'%s: need 1GiB to 64GiB", s, "");
-    }
-    void *p = mmap(NULL, SPAN, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-      RangeFailed = 1;
-      warn("cannot reserve %s of address space for placed kinds (%s); all "
-           "planned sites use the ordinary heap",
-           "the", strerror(errno));
-    } else {
-      atomic_store(&RangeBase, (uintptr_t)p);
-      RangeReady = 1;
-    }
-  }
-  int ok = RangeReady;
-  pthread_mutex_unlock(&RangeLock);
-  return ok ? 0 : -1;
+static void kind_unavailable(int k, const char *why) {
+  if (!atomic_exchange(&Kinds[k].warned_unavailable, 1))
+    warn2("%s is unavailable (%s); its planned allocations use the ordinary "
+          "heap",
+          KindNames[k], why);
 }
 
-/* Read the node policy memkind uses for static kind k from one of its
- * blocks. Returns 0 and fills mode/mask, or -1 if memkind cannot serve k. */
-static int probe_policy(enum hmplace_kind k, int *mode, unsigned long *mask,
-                        unsigned long maxnode) {
-  memkind_t sk = *StaticKinds[k];
-  if (memkind_check_available(sk) != MEMKIND_SUCCESS)
-    return -1;
-  void *p = memkind_malloc(sk, 64);
-  if (!p)
-    return -1;
-  memset(mask, 0, maxnode / 8);
-  long r = get_mempolicy(mode, mask, maxnode, p, MPOL_F_ADDR);
-  memkind_free(sk, p);
-  return r == 0 ? 0 : -1;
+/* The slot could not give a block: no chunk has room and no new one could
+ * be mapped. */
+static void kind_full(int k, const char *why) {
+  if (!atomic_exchange(&Kinds[k].warned_full, 1))
+    warn2("%s could not satisfy an allocation (%s); it and later ones that do "
+          "not fit use the ordinary heap",
+          KindNames[k], why);
 }
 
-static int slot_init(enum hmplace_kind k) {
-  struct slot *s = &Slots[k];
-  pthread_mutex_lock(&s->init_lock);
-  if (atomic_load(&s->state) != SLOT_UNINIT) {
-    pthread_mutex_unlock(&s->init_lock);
-    return atomic_load(&s->state);
+/* Add a chunk of at least \p need bytes to slot \p s (its lock held). */
+static int slot_grow(int idx, size_t need, char *why, size_t whylen) {
+  struct slot *s = &SlotTab[idx];
+  int n = atomic_load(&s->nchunks);
+  if (n == MAX_CHUNKS) {
+    snprintf(why, whylen, "its %d chunks are full", MAX_CHUNKS);
+    return -1;
   }
-  int state = SLOT_UNAVAILABLE;
-  enum { MaxNode = 1024 };
-  unsigned long mask[MaxNode / (8 * sizeof(unsigned long))];
-  int mode = MPOL_DEFAULT;
-  const char *why = "memkind reports it unavailable on this machine";
-  if (probe_policy(k, &mode, mask, MaxNode) != 0) {
-    /* why stays */
-  } else if (reserve_range() != 0) {
-    why = "no address range could be reserved";
+  /* jemalloc takes an extent of the request's size class (four per doubling)
+   * plus a page of random offset, and its metadata blocks (2 MiB) come from
+   * the same chunk. */
+  uint64_t size, want = need;
+  if (need > 16384) {
+    uint64_t step = (uint64_t)1 << (61 - __builtin_clzll(need - 1));
+    want = (need + step - 1) & ~(step - 1);
+  }
+  want += 4096 + ((uint64_t)2 << 20);
+  /* Few chunks: each is a memkind kind, and there are 512 in all. */
+  if (n >= MAX_CHUNKS / 2 && want < s->held)
+    want = s->held;
+  uintptr_t at = hm_range_map_chunk(idx, want, s->held, &size, why, whylen);
+  if (!at)
+    return -1;
+  memkind_t mk;
+  if (s->mode != MPOL_DEFAULT &&
+      mbind((void *)at, size, s->mode, s->mask, MAX_NODE, 0) != 0) {
+    snprintf(why, whylen, "mbind of its memory failed: %s", strerror(errno));
   } else {
-    size_t size = SlotBytes;
-    char *base = (char *)atomic_load(&RangeBase) + ((size_t)k << SLOT_SHIFT);
-    void *m =
-        mmap(base, size, PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-    if (m == MAP_FAILED) {
-      why = "its address range could not be mapped";
-    } else if (mode != MPOL_DEFAULT &&
-               mbind(base, size, mode, mask, MaxNode, 0) != 0) {
-      why = "mbind of its address range failed";
-      mmap(base, size, PROT_NONE,
-           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-    } else {
-      if (strstr(KindNames[k], "HUGETLB"))
-        madvise(base, size, MADV_HUGEPAGE); /* THP, not hugetlbfs */
-      if (memkind_create_fixed(base, size, &s->kind) == MEMKIND_SUCCESS)
-        state = SLOT_READY;
-      else
-        why = "memkind_create_fixed failed";
+    if (strstr(KindNames[s->kind], "HUGETLB"))
+      madvise((void *)at, size, MADV_HUGEPAGE); /* THP, not hugetlbfs */
+    if (memkind_create_fixed((void *)at, size, &mk) == MEMKIND_SUCCESS) {
+      s->chunk[n] = mk;
+      s->held += size;
+      atomic_store_explicit(&s->nchunks, n + 1, memory_order_release);
+      atomic_store_explicit(&s->cur, n, memory_order_release);
+      return 0;
+    }
+    snprintf(why, whylen, "memkind_create_fixed failed");
+  }
+  hm_range_unmap_chunk(at, size);
+  return -1;
+}
+
+/* The slot for kind k on this thread's CPU, made on first use (under
+ * SlotsLock): memkind's policy for the CPU, shared by every CPU that gets
+ * the same policy. */
+static int slot_resolve(int k, int cpu) {
+  pthread_mutex_lock(&SlotsLock);
+  int v = (unsigned)cpu < MAX_CPUS ? atomic_load(&SlotOf[k][cpu]) : 0;
+  if (v) {
+    pthread_mutex_unlock(&SlotsLock);
+    return v - 1;
+  }
+  int mode = MPOL_DEFAULT, idx = -1;
+  unsigned long mask[MASK_WORDS];
+  char why[200] = "memkind reports it unavailable on this machine";
+  if (hm_policy_now(k, &mode, mask, MAX_NODE, why, sizeof why) == 0) {
+    int n = atomic_load(&NumSlots);
+    for (int i = 0; i < n && idx < 0; ++i)
+      if (SlotTab[i].kind == k && SlotTab[i].mode == mode &&
+          !memcmp(SlotTab[i].mask, mask, sizeof mask))
+        idx = i;
+    if (idx < 0 && n == MAX_SLOTS) {
+      snprintf(why, sizeof why, "all %d kind and node-set slots are in use",
+               MAX_SLOTS);
+    } else if (idx < 0) {
+      struct slot *s = &SlotTab[n];
+      s->kind = k;
+      s->mode = mode;
+      memcpy(s->mask, mask, sizeof mask);
+      pthread_mutex_init(&s->lock, NULL);
+      /* The first chunk comes with the first block, sized for it. */
+      idx = n;
+      atomic_store(&NumSlots, n + 1);
     }
   }
-  if (state != SLOT_READY && !atomic_exchange(&s->warned_unavailable, 1))
-    warn("%s is unavailable (%s); its planned allocations use the ordinary "
-         "heap",
-         KindNames[k], why);
-  atomic_store_explicit(&s->state, state, memory_order_release);
-  pthread_mutex_unlock(&s->init_lock);
-  return state;
+  if (idx >= 0) {
+    int node = cpu >= 0 ? numa_node_of_cpu(cpu) : -1;
+    if (node >= 0 && node < 64)
+      atomic_fetch_or(&SlotTab[idx].cpu_nodes, (uint64_t)1 << node);
+    atomic_store(&Kinds[k].state, KIND_READY);
+  } else if (atomic_load(&Kinds[k].state) != KIND_READY) {
+    atomic_store(&Kinds[k].state, KIND_UNAVAILABLE);
+    kind_unavailable(k, why);
+  } else {
+    kind_full(k, why);
+  }
+  if ((unsigned)cpu < MAX_CPUS)
+    atomic_store_explicit(&SlotOf[k][cpu], (int8_t)(idx >= 0 ? idx + 1 : -1),
+                          memory_order_release);
+  pthread_mutex_unlock(&SlotsLock);
+  return idx;
 }
 
-static inline int slot_ready(enum hmplace_kind k) {
-  int st = atomic_load_explicit(&Slots[k].state, memory_order_acquire);
-  if (__builtin_expect(st == SLOT_UNINIT, 0))
-    st = slot_init(k);
-  return st == SLOT_READY;
+/* Slot of kind k for the calling thread, or -1. The CPU comes from glibc's
+ * rseq area (a TLS load): threads that move to another socket get that
+ * socket's slot from their next allocation on, as with memkind's extents. */
+static inline int slot_for(int k) {
+  int cpu = sched_getcpu();
+  if (__builtin_expect((unsigned)cpu < MAX_CPUS, 1)) {
+    int v = atomic_load_explicit(&SlotOf[k][cpu], memory_order_acquire);
+    if (__builtin_expect(v > 0, 1))
+      return v - 1;
+    if (v < 0)
+      return -1;
+  }
+  return slot_resolve(k, cpu);
 }
 
-/* Kind of a placed pointer, or -1. Safe on any value. */
+/* Slot of a placed pointer, or -1. Safe on any value: pointers outside the
+ * range fail the first compare; inside it, regions that are not ours read 0. */
 static inline int owner_of(const void *p) {
   uintptr_t off =
-      (uintptr_t)p - atomic_load_explicit(&RangeBase, memory_order_relaxed);
-  if (__builtin_expect(off < SPAN, 0))
-    return (int)(off >> SLOT_SHIFT);
+      (uintptr_t)p - atomic_load_explicit(&hm_range_base, memory_order_relaxed);
+  if (__builtin_expect(
+          off < atomic_load_explicit(&hm_range_span, memory_order_relaxed), 0))
+    return (int)atomic_load_explicit(&hm_region_owner[off >> HM_REGION_SHIFT],
+                                     memory_order_relaxed) -
+           1;
   return -1;
 }
 
 int hmplace_owner(const void *p) {
   if (!p)
     return 0;
-  return owner_of(p) + 1;
+  int s = owner_of(p);
+  return s < 0 ? 0 : SlotTab[s].kind + 1;
 }
+
+/* A block of \p n bytes (aligned to \p align unless 0) from slot \p idx:
+ * from the current chunk, else from any chunk with room, else a new chunk. */
+static void *slot_alloc(int idx, size_t n, size_t align) {
+  struct slot *s = &SlotTab[idx];
+  int c = atomic_load_explicit(&s->cur, memory_order_acquire);
+  void *p = NULL;
+  if (__builtin_expect(
+          atomic_load_explicit(&s->nchunks, memory_order_acquire) > 0, 1) &&
+      (align ? memkind_posix_memalign(s->chunk[c], &p, align, n) == 0
+             : (p = memkind_malloc(s->chunk[c], n)) != NULL))
+    return p;
+  pthread_mutex_lock(&s->lock);
+  int nc = atomic_load(&s->nchunks);
+  for (int i = nc - 1; i >= 0; --i) {
+    p = NULL;
+    if (i == c && i == atomic_load(&s->cur))
+      continue; /* just failed */
+    if (align ? memkind_posix_memalign(s->chunk[i], &p, align, n) == 0
+              : (p = memkind_malloc(s->chunk[i], n)) != NULL) {
+      atomic_store(&s->cur, i);
+      pthread_mutex_unlock(&s->lock);
+      return p;
+    }
+  }
+  char why[200];
+  p = NULL;
+  if (slot_grow(idx, n + align, why, sizeof why) == 0) {
+    memkind_t mk = s->chunk[atomic_load(&s->cur)];
+    if (align ? memkind_posix_memalign(mk, &p, align, n) != 0
+              : !(p = memkind_malloc(mk, n)))
+      p = NULL;
+  } else {
+    kind_full(s->kind, why);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return p;
+}
+
+/* Any chunk's handle frees and measures any block of the slot: jemalloc
+ * finds the arena from the pointer (fixed kinds have no memkind tcache). */
+static inline memkind_t slot_kind(int idx) { return SlotTab[idx].chunk[0]; }
 
 /*--- accounting -------------------------------------------------------------*/
 
 /* Add \p usable live bytes and raise the peak if they set a new one. */
-static void add_live(struct slot *s, size_t usable) {
+static void add_live(struct kstate *s, size_t usable) {
   uint64_t live =
       atomic_fetch_add_explicit(&s->live, usable, memory_order_relaxed) +
       usable;
@@ -326,21 +389,21 @@ static void add_live(struct slot *s, size_t usable) {
     ;
 }
 
-static void account_alloc(struct slot *s, size_t req, size_t usable) {
+static void account_alloc(struct kstate *s, size_t req, size_t usable) {
   atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&s->bytes, req, memory_order_relaxed);
   add_live(s, usable);
 }
 
-static inline void account_free(struct slot *s, size_t usable) {
+static inline void account_free(struct kstate *s, size_t usable) {
   atomic_fetch_sub_explicit(&s->live, usable, memory_order_relaxed);
 }
 
 /* Whether a placed request of n bytes may go to kind k now; counts and warns
  * when it may not. */
 static int may_place(enum hmplace_kind k, size_t n) {
-  struct slot *s = &Slots[k];
-  if (atomic_load_explicit(&Off, memory_order_relaxed) || !slot_ready(k)) {
+  struct kstate *s = &Kinds[k];
+  if (atomic_load_explicit(&Off, memory_order_relaxed)) {
     atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
     return 0;
   }
@@ -348,21 +411,18 @@ static int may_place(enum hmplace_kind k, size_t n) {
   if (b && atomic_load_explicit(&s->live, memory_order_relaxed) + n > b) {
     atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
     if (!atomic_exchange(&s->warned_budget, 1))
-      warn("%s budget exhausted%s; further planned allocations that do not "
-           "fit use the ordinary heap",
-           KindNames[k], "");
+      hm_warn("%s budget exhausted; further planned allocations that do not "
+              "fit use the ordinary heap",
+              KindNames[k]);
     return 0;
   }
   return 1;
 }
 
-/* The kind could not serve a request it was allowed to take (full). */
-static void placed_failed(enum hmplace_kind k) {
-  struct slot *s = &Slots[k];
-  atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
-  if (!atomic_exchange(&s->warned_full, 1))
-    warn("%s could not satisfy an allocation%s; using the ordinary heap",
-         KindNames[k], "");
+/* The kind could not serve a request it was allowed to take (unavailable on
+ * this CPU, or full: warned where that was found). */
+static void placed_failed(int k) {
+  atomic_fetch_add_explicit(&Kinds[k].fallbacks, 1, memory_order_relaxed);
 }
 
 /*--- per-thread cache of placed blocks -------------------------------------*
@@ -387,8 +447,11 @@ struct kcache {
   void *slot[NCLS][CACHE_N];
 };
 
-static __thread struct kcache *TCache[HMPLACE_KIND_COUNT]
+/* Per slot, so a cache hands out blocks of its thread's node only. */
+static __thread struct kcache *TCache[MAX_SLOTS]
     __attribute__((tls_model("initial-exec")));
+/* Slots this thread allocated from, for the report's thread counts. */
+static __thread uint64_t UsedSlots __attribute__((tls_model("initial-exec")));
 static pthread_key_t CacheKey;
 static pthread_once_t CacheKeyOnce = PTHREAD_ONCE_INIT;
 
@@ -419,16 +482,16 @@ static inline int class_exact(size_t u) {
 
 /* A thread's caches outlive it: memkind's jemalloc may already have torn
  * down its own thread state when our destructor runs, so no memkind call is
- * made there. The caches go to an orphan list per kind, and the next thread
+ * made there. The caches go to an orphan list per slot, and the next thread
  * that needs one adopts it, blocks included. */
-static struct kcache *Orphans[HMPLACE_KIND_COUNT][64];
-static unsigned NumOrphans[HMPLACE_KIND_COUNT];
+static struct kcache *Orphans[MAX_SLOTS][64];
+static unsigned NumOrphans[MAX_SLOTS];
 static pthread_mutex_t OrphanLock = PTHREAD_MUTEX_INITIALIZER;
 
 static void release_thread_caches(void *unused) {
   (void)unused;
   pthread_mutex_lock(&OrphanLock);
-  for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
+  for (int k = 0; k < MAX_SLOTS; ++k) {
     struct kcache *c = TCache[k];
     if (!c)
       continue;
@@ -436,7 +499,7 @@ static void release_thread_caches(void *unused) {
     if (NumOrphans[k] < 64)
       Orphans[k][NumOrphans[k]++] = c;
     /* else: more dead threads' caches than anyone will adopt; their blocks
-     * stay allocated (at most 64 x 40 x 32 small blocks per kind). */
+     * stay allocated (at most 64 x 40 x 32 small blocks per slot). */
   }
   pthread_mutex_unlock(&OrphanLock);
 }
@@ -461,55 +524,65 @@ static struct kcache *cache_for(int k) {
   return c;
 }
 
-static void *placed_malloc(enum hmplace_kind k, size_t n) {
-  struct slot *s = &Slots[k];
+static void note_thread(int idx) {
+  uint64_t bit = (uint64_t)1 << idx;
+  if (__builtin_expect(!(UsedSlots & bit), 0)) {
+    UsedSlots |= bit;
+    atomic_fetch_add_explicit(&SlotTab[idx].threads, 1, memory_order_relaxed);
+  }
+}
+
+static void *placed_malloc(int k, int idx, size_t n) {
+  struct kstate *s = &Kinds[k];
   void *p;
   size_t u;
   if (n <= MAX_CACHED) {
     unsigned cls = class_for_request(n);
     u = class_size(cls);
-    struct kcache *c = cache_for(k);
+    struct kcache *c = cache_for(idx);
     if (c && c->count[cls]) {
       p = c->slot[cls][--c->count[cls]];
       c->bytes -= u;
-    } else if (!(p = memkind_malloc(s->kind, u)))
+    } else if (!(p = slot_alloc(idx, u, 0)))
       return NULL;
   } else {
-    if (!(p = memkind_malloc(s->kind, n)))
+    if (!(p = slot_alloc(idx, n, 0)))
       return NULL;
-    u = memkind_malloc_usable_size(s->kind, p);
+    u = memkind_malloc_usable_size(slot_kind(idx), p);
   }
+  note_thread(idx);
   account_alloc(s, n, u);
   hm_track_alloc(p, u);
   return p;
 }
 
-static void *placed_aligned(enum hmplace_kind k, size_t align, size_t n) {
-  struct slot *s = &Slots[k];
-  void *p = NULL;
-  if (memkind_posix_memalign(s->kind, &p, align, n) != 0)
+static void *placed_aligned(int k, int idx, size_t align, size_t n) {
+  struct kstate *s = &Kinds[k];
+  void *p = slot_alloc(idx, n, align);
+  if (!p)
     return NULL;
-  size_t u = memkind_malloc_usable_size(s->kind, p);
+  size_t u = memkind_malloc_usable_size(slot_kind(idx), p);
+  note_thread(idx);
   account_alloc(s, n, u);
   hm_track_alloc(p, u);
   return p;
 }
 
-static void placed_free(int k, void *p) {
-  struct slot *s = &Slots[k];
-  size_t u = memkind_malloc_usable_size(s->kind, p);
+static void placed_free(int idx, void *p) {
+  struct kstate *s = &Kinds[SlotTab[idx].kind];
+  size_t u = memkind_malloc_usable_size(slot_kind(idx), p);
   account_free(s, u);
   hm_track_free(p);
   int cls = class_exact(u);
   if (cls >= 0) {
-    struct kcache *c = cache_for(k);
+    struct kcache *c = cache_for(idx);
     if (c && c->count[cls] < CACHE_N && c->bytes + u <= CACHE_BYTES) {
       c->slot[cls][c->count[cls]++] = p;
       c->bytes += u;
       return;
     }
   }
-  memkind_free(s->kind, p);
+  memkind_free(slot_kind(idx), p);
 }
 
 static inline int valid_kind(enum hmplace_kind k) {
@@ -525,7 +598,10 @@ static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
   hm_ctx_account(req);
   if (!valid_kind(k) || !may_place(k, req))
     return NULL;
-  void *p = align ? placed_aligned(k, align, req) : placed_malloc(k, req);
+  int idx = slot_for(k);
+  void *p = NULL;
+  if (idx >= 0)
+    p = align ? placed_aligned(k, idx, align, req) : placed_malloc(k, idx, req);
   if (!p)
     placed_failed(k);
   return p;
@@ -643,10 +719,10 @@ void free(void *p) { dispatch_free(p); }
 size_t hmplace_malloc_usable_size(void *p) {
   if (!p)
     return 0;
-  int k = owner_of(p);
-  if (k < 0)
+  int idx = owner_of(p);
+  if (idx < 0)
     return heap_usable(p);
-  return memkind_malloc_usable_size(Slots[k].kind, p);
+  return memkind_malloc_usable_size(slot_kind(idx), p);
 }
 
 /* Move a block of \p old_usable bytes to a fresh one from \p alloc. */
@@ -658,24 +734,36 @@ static void *move_block(void *p, size_t old_usable, size_t n, void *fresh) {
   return fresh;
 }
 
-static void *placed_realloc(int k, void *p, size_t n) {
-  struct slot *s = &Slots[k];
-  size_t old = memkind_malloc_usable_size(s->kind, p);
+static void *placed_realloc(int idx, void *p, size_t n) {
+  int k = SlotTab[idx].kind;
+  struct kstate *s = &Kinds[k];
+  size_t old = memkind_malloc_usable_size(slot_kind(idx), p);
   uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
   int fits =
       !b || n <= old ||
       atomic_load_explicit(&s->live, memory_order_relaxed) + n - old <= b;
   if (fits && !atomic_load_explicit(&Off, memory_order_relaxed)) {
     hm_track_forget(p);
-    void *q = memkind_realloc(s->kind, p, n);
+    /* In place, or moved within the slot's current chunk. */
+    struct slot *sl = &SlotTab[idx];
+    void *q = memkind_realloc(sl->chunk[atomic_load(&sl->cur)], p, n);
     if (q) {
-      size_t u = memkind_malloc_usable_size(s->kind, q);
+      size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
       account_free(s, old);
       add_live(s, u);
       hm_track_alloc(q, u);
       return q;
     }
     hm_track_alloc(p, old); /* still ours, unchanged */
+    /* That chunk is full: another chunk of the slot, or a new one. */
+    if ((q = slot_alloc(idx, n, 0))) {
+      size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
+      memcpy(q, p, old < n ? old : n);
+      add_live(s, u);
+      hm_track_alloc(q, u);
+      placed_free(idx, p);
+      return q;
+    }
     placed_failed(k);
   } else {
     atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
@@ -685,14 +773,14 @@ static void *placed_realloc(int k, void *p, size_t n) {
 }
 
 void *hmplace_realloc(void *p, size_t n) {
-  int k = owner_of(p);
-  if (k < 0)
+  int idx = owner_of(p);
+  if (idx < 0)
     return heap_realloc(p, n);
   if (n == 0) { /* glibc: free and return NULL */
-    placed_free(k, p);
+    placed_free(idx, p);
     return NULL;
   }
-  return placed_realloc(k, p, n);
+  return placed_realloc(idx, p, n);
 }
 
 void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
@@ -706,33 +794,59 @@ void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
     hmplace_free(p);
     return NULL;
   }
-  if (owner == (int)k)
+  if (owner >= 0 && SlotTab[owner].kind == (int)k)
     return placed_realloc(owner, p, n);
   /* From the heap or another kind: move it into k. */
   size_t old = owner < 0 ? heap_usable(p)
-                         : memkind_malloc_usable_size(Slots[owner].kind, p);
+                         : memkind_malloc_usable_size(slot_kind(owner), p);
   return move_block(p, old, n, hmplace_malloc(k, n));
 }
 
 /*--- budgets, stats, start-up ---------------------------------------------*/
 
+int hm_slot_info(int i, int *kind, char *policy, size_t n, uint64_t *threads,
+                 uint64_t *cpu_nodes) {
+  if (i < 0 || i >= atomic_load(&NumSlots))
+    return -1;
+  struct slot *s = &SlotTab[i];
+  *kind = s->kind;
+  *threads = atomic_load(&s->threads);
+  *cpu_nodes = atomic_load(&s->cpu_nodes);
+  int m = s->mode & 0xff; /* without the MPOL_F_* mode flags */
+  const char *name = m == MPOL_BIND         ? "bind"
+                     : m == MPOL_PREFERRED  ? "preferred"
+                     : m == MPOL_INTERLEAVE ? "interleave"
+                     : m == MPOL_DEFAULT    ? "first touch"
+                                            : "policy";
+  int len = snprintf(policy, n, "%s", name);
+  int sep = ' ';
+  for (int node = 0; node < MAX_NODE && len > 0 && (size_t)len < n; ++node)
+    if (s->mask[node / (8 * sizeof(unsigned long))] >>
+            (node % (8 * sizeof(unsigned long))) &
+        1) {
+      len += snprintf(policy + len, n - (size_t)len, "%c%d", sep, node);
+      sep = ',';
+    }
+  return 0;
+}
+
 void hmplace_set_budget(enum hmplace_kind k, uint64_t bytes) {
   if (valid_kind(k) && !hm_budget_from_env(k))
-    atomic_store(&Slots[k].budget, bytes);
+    atomic_store(&Kinds[k].budget, bytes);
 }
 
 void hmplace_get_stats(enum hmplace_kind k, struct hmplace_stats *o) {
   memset(o, 0, sizeof(*o));
   if (!valid_kind(k))
     return;
-  struct slot *s = &Slots[k];
+  struct kstate *s = &Kinds[k];
   o->allocs = atomic_load(&s->allocs);
   o->bytes = atomic_load(&s->bytes);
   o->live = atomic_load(&s->live);
   o->peak = atomic_load(&s->peak);
   o->fallbacks = atomic_load(&s->fallbacks);
   int st = atomic_load(&s->state);
-  o->available = st == SLOT_READY ? 1 : st == SLOT_UNAVAILABLE ? -1 : 0;
+  o->available = st == KIND_READY ? 1 : st == KIND_UNAVAILABLE ? -1 : 0;
 }
 
 int hm_kind_by_name(const char *name, size_t len) {
@@ -748,12 +862,12 @@ int hm_kind_by_name(const char *name, size_t len) {
 }
 
 void hm_store_budget(int k, uint64_t bytes) {
-  atomic_store(&Slots[k].budget, bytes);
+  atomic_store(&Kinds[k].budget, bytes);
 }
 
 __attribute__((constructor)) static void hmplace_init(void) {
-  /* Slots' mutexes are zero-initialised, which is PTHREAD_MUTEX_INITIALIZER
-   * on glibc: placed allocations from earlier constructors are fine. */
+  /* Locks are statically initialised: placed allocations from earlier
+   * constructors are fine. */
   const char *off = getenv("HMPLACE");
   if (off && (!strcmp(off, "off") || !strcmp(off, "0")))
     atomic_store(&Off, 1);

@@ -2,6 +2,7 @@
 #ifndef HMPLACE_INTERNAL_H
 #define HMPLACE_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,44 @@ void hm_ctx_account(size_t bytes);
 #include <stdio.h>
 void hm_ctx_report_text(FILE *f);
 void hm_ctx_report_json(FILE *f);
+
+/* range.c: placed blocks live in chunks of whole 4 MiB regions inside
+ * [hm_range_base, hm_range_base + hm_range_span); hm_region_owner[] holds the
+ * slot index + 1 of each region, 0 for addresses that are not ours. */
+#define HM_REGION_SHIFT 22
+#define HM_SPAN ((uint64_t)1 << 43)
+#define HM_HIDDEN __attribute__((visibility("hidden")))
+extern _Atomic uintptr_t hm_range_base HM_HIDDEN;
+extern _Atomic uintptr_t hm_range_span HM_HIDDEN;
+extern _Atomic uint8_t hm_region_owner[HM_SPAN >> HM_REGION_SHIFT] HM_HIDDEN;
+/* Map a chunk of at least \p need bytes for slot \p slot, which holds \p held
+ * bytes already; returns its address and size, or 0 and why (with the
+ * numbers of the limit that stopped it). */
+uintptr_t hm_range_map_chunk(int slot, uint64_t need, uint64_t held,
+                             uint64_t *got, char *why, size_t whylen) HM_HIDDEN;
+void hm_range_unmap_chunk(uintptr_t at, uint64_t size) HM_HIDDEN;
+/* 0 if \p bytes more fit under RLIMIT_AS and the commit limit; else -1 and
+ * why, with the numbers. */
+int hm_range_room(uint64_t bytes, char *why, size_t whylen) HM_HIDDEN;
+/* How the range is mapped, for the report. */
+const char *hm_range_mode(char *buf, size_t n) HM_HIDDEN;
+
+/* policy.c: the mode and node mask memkind would bind a new extent of static
+ * kind k with, for the calling thread's CPU now; -1 if memkind cannot serve
+ * k. hm_policy_trusted: whether memkind's own operations answer (else a
+ * block's policy is read back). */
+int hm_policy_now(int k, int *mode, unsigned long *mask, unsigned long maxnode,
+                  char *why, size_t whylen) HM_HIDDEN;
+int hm_policy_trusted(void) HM_HIDDEN;
+
+/* Slot i (0..): its kind, node policy as text ("bind 2", "interleave 2,3",
+ * "first touch"), how many threads allocated from it and the CPU nodes they
+ * ran on (a bit per node). -1 past the last slot. */
+int hm_slot_info(int i, int *kind, char *policy, size_t n, uint64_t *threads,
+                 uint64_t *cpu_nodes) HM_HIDDEN;
+
+/* "hmplace: warning: " + fmt with one string argument. */
+void hm_warn(const char *fmt, const char *arg) HM_HIDDEN;
 
 /* hmplace_free without the exported symbol's interposable call: the replaced
  * free() calls this directly. */

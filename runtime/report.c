@@ -236,6 +236,51 @@ static int active_kind(int k, struct hmplace_stats *s, struct residency *r) {
   return 1;
 }
 
+/* "1,3" for the bits of \p nodes. */
+static void node_list(char *buf, size_t n, uint64_t nodes) {
+  size_t len = 0;
+  buf[0] = 0;
+  for (int i = 0; i < 64 && len < n; ++i)
+    if (nodes >> i & 1)
+      len += (size_t)snprintf(buf + len, n - len, "%s%d", len ? "," : "", i);
+}
+
+/* Under a kind, one line per node policy it was placed with: which threads
+ * and CPU nodes allocated there (a multi-socket node has one per socket). */
+static void slots_text(FILE *f, int k) {
+  int kind;
+  char policy[128], nodes[128];
+  uint64_t threads, cpus;
+  for (int i = 0;
+       hm_slot_info(i, &kind, policy, sizeof policy, &threads, &cpus) == 0;
+       ++i) {
+    if (kind != k)
+      continue;
+    node_list(nodes, sizeof nodes, cpus);
+    fprintf(f, "hmplace:   %s: %llu thread%s, CPU node%s %s\n", policy,
+            (unsigned long long)threads, threads == 1 ? "" : "s",
+            strchr(nodes, ',') ? "s" : "", nodes);
+  }
+}
+
+static void slots_json(FILE *f, int k) {
+  int kind, first = 1;
+  char policy[128], nodes[128];
+  uint64_t threads, cpus;
+  fprintf(f, ", \"slots\": [");
+  for (int i = 0;
+       hm_slot_info(i, &kind, policy, sizeof policy, &threads, &cpus) == 0;
+       ++i) {
+    if (kind != k)
+      continue;
+    node_list(nodes, sizeof nodes, cpus);
+    fprintf(f, "%s{\"policy\": \"%s\", \"threads\": %llu, \"cpu_nodes\": [%s]}",
+            first ? "" : ", ", policy, (unsigned long long)threads, nodes);
+    first = 0;
+  }
+  fputc(']', f);
+}
+
 static void report_text(FILE *f) {
   fprintf(f, "hmplace: placement report (pid %d)%s\n", (int)getpid(),
           report_off() ? " [HMPLACE=off: nothing placed]" : "");
@@ -267,6 +312,7 @@ static void report_text(FILE *f) {
     else if (!printed)
       fputc('-', f);
     fputc('\n', f);
+    slots_text(f, k);
   }
   if (!any)
     fprintf(f, "hmplace: no planned allocation ran\n");
@@ -299,8 +345,9 @@ static void report_json(FILE *f) {
                 (unsigned long long)r.pages[n]);
         pf = 0;
       }
-    fprintf(f, "}, \"untouched_pages\": %llu}",
-            (unsigned long long)r.untouched);
+    fprintf(f, "}, \"untouched_pages\": %llu", (unsigned long long)r.untouched);
+    slots_json(f, k);
+    fputc('}', f);
     first = 0;
   }
   fprintf(f, "\n], ");

@@ -1,0 +1,62 @@
+// pages.h - where the pages of a block are, for the VM tests.
+#ifndef HM_TEST_PAGES_H
+#define HM_TEST_PAGES_H
+#include <numaif.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PAGE = 4096, MAXN = 8 };
+
+// Pages of [p, p + n) by node (counts[MAXN]); pages whose node is unknown
+// counted in *unknown. Touches nothing.
+static void pages_by_node(void *p, size_t n, long counts[MAXN], long *unknown) {
+  size_t np = n / PAGE;
+  void **pg = malloc(np * sizeof *pg);
+  int *st = malloc(np * sizeof *st);
+  for (size_t i = 0; i < np; ++i)
+    pg[i] = (char *)p + i * PAGE;
+  memset(counts, 0, MAXN * sizeof(long));
+  *unknown = 0;
+  if (move_pages(0, np, pg, NULL, st, 0) != 0) {
+    *unknown = (long)np;
+  } else {
+    for (size_t i = 0; i < np; ++i)
+      if (st[i] >= 0 && st[i] < MAXN)
+        counts[st[i]]++;
+      else
+        ++*unknown;
+  }
+  free(pg);
+  free(st);
+}
+
+// "node2:2048" or "node2:1024,node3:1024".
+static void describe(char *buf, size_t len, const long counts[MAXN],
+                     long unknown) {
+  buf[0] = 0;
+  for (int i = 0; i < MAXN; ++i)
+    if (counts[i])
+      snprintf(buf + strlen(buf), len - strlen(buf), "%snode%d:%ld",
+               buf[0] ? "," : "", i, counts[i]);
+  if (unknown)
+    snprintf(buf + strlen(buf), len - strlen(buf), "%sunknown:%ld",
+             buf[0] ? "," : "", unknown);
+}
+
+// The node sets of two blocks are the same and their shares match within
+// 2% of the pages (interleaving may start on another node).
+static int same_nodes(const long a[MAXN], const long b[MAXN], long pages) {
+  for (int i = 0; i < MAXN; ++i) {
+    if ((a[i] == 0) != (b[i] == 0))
+      return 0;
+    long d = a[i] - b[i];
+    if (d < 0)
+      d = -d;
+    if (d * 50 > pages)
+      return 0;
+  }
+  return 1;
+}
+#endif
