@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/rseq.h>
 #include <unistd.h>
 
 /*--- the ordinary heap ---------------------------------------------------*/
@@ -158,9 +159,9 @@ enum { MAX_SLOTS = 64, MAX_CHUNKS = 32, MAX_NODE = 1024, MAX_CPUS = 2048 };
 #define MASK_WORDS (MAX_NODE / (8 * sizeof(unsigned long)))
 
 struct slot {
-  int kind, mode;
-  unsigned long mask[MASK_WORDS];
+  int kind, mode; /* kind and chunk[0] on the free path's first line */
   memkind_t chunk[MAX_CHUNKS];
+  unsigned long mask[MASK_WORDS];
   _Atomic int nchunks, cur;
   uint64_t held; /* bytes mapped, under lock */
   _Atomic uint64_t threads, cpu_nodes;
@@ -298,11 +299,25 @@ static int slot_resolve(int k, int cpu) {
   return idx;
 }
 
-/* Slot of kind k for the calling thread, or -1. The CPU comes from glibc's
- * rseq area (a TLS load): threads that move to another socket get that
- * socket's slot from their next allocation on, as with memkind's extents. */
+/* The CPU the thread runs on: glibc (2.35+) keeps the kernel's rseq area in
+ * the thread's TLS, so reading it inline spares sched_getcpu's call. */
+static inline int current_cpu(void) {
+  if (__builtin_expect(__rseq_size != 0, 1)) {
+    const struct rseq *r =
+        (const struct rseq *)((char *)__builtin_thread_pointer() +
+                              __rseq_offset);
+    int cpu = (int)__atomic_load_n(&r->cpu_id, __ATOMIC_RELAXED);
+    if (__builtin_expect(cpu >= 0, 1))
+      return cpu;
+  }
+  return sched_getcpu();
+}
+
+/* Slot of kind k for the calling thread, or -1: threads that move to another
+ * socket get that socket's slot from their next allocation on, as with
+ * memkind's extents. */
 static inline int slot_for(int k) {
-  int cpu = sched_getcpu();
+  int cpu = current_cpu();
   if (__builtin_expect((unsigned)cpu < MAX_CPUS, 1)) {
     int v = atomic_load_explicit(&SlotOf[k][cpu], memory_order_acquire);
     if (__builtin_expect(v > 0, 1))

@@ -49,6 +49,13 @@ static void *run(void *arg) {
   memkind_t mk = *Kinds[j->k].mk;
   void *m = memkind_malloc(mk, SIZE);
   void *h = hmplace_malloc(Kinds[j->k].hk, SIZE);
+  if (!m && h && hmplace_owner(h) == 0) {
+    // memkind cannot serve the kind here (HBW_PREFERRED with two nearest
+    // HBM nodes): neither places it.
+    printf("%s cpu%d: memkind unavailable hmplace heap same\n",
+           Kinds[j->k].name, j->cpu);
+    return NULL;
+  }
   if (!m || !h || hmplace_owner(h) != (int)Kinds[j->k].hk + 1) {
     printf("%s cpu%d: memkind %p hmplace %p owner %d\n", Kinds[j->k].name,
            j->cpu, m, h, hmplace_owner(h));
