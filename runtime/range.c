@@ -311,7 +311,8 @@ const char *hm_range_mode(char *buf, size_t n) {
   else {
     char a[32];
     fmt(a, sizeof a, AsLimit);
-    snprintf(buf, n, "%s%s%s%s", Reserved ? "reserved range" : "on demand",
+    snprintf(buf, n, "%s%s%s%s",
+             Reserved ? "one reserved range" : "mapped on demand",
              AsLimit ? ", RLIMIT_AS " : "", AsLimit ? a : "",
              Strict ? ", strict overcommit" : "");
   }

@@ -284,6 +284,10 @@ static void slots_json(FILE *f, int k) {
 static void report_text(FILE *f) {
   fprintf(f, "hmplace: placement report (pid %d)%s\n", (int)getpid(),
           report_off() ? " [HMPLACE=off: nothing placed]" : "");
+  char range[128];
+  hm_range_mode(range, sizeof range);
+  if (strchr(range, ',')) /* a limit shapes how placed memory is mapped */
+    fprintf(f, "hmplace: placed memory: %s\n", range);
   fprintf(f, "hmplace: %-30s %8s %11s %11s %11s %9s  %s\n", "kind", "allocs",
           "bytes", "peak live", "live", "fallbacks", "pages by node");
   int any = 0;
@@ -320,8 +324,10 @@ static void report_text(FILE *f) {
 }
 
 static void report_json(FILE *f) {
-  fprintf(f, "{\"pid\": %d, \"off\": %s, \"kinds\": [", (int)getpid(),
-          report_off() ? "true" : "false");
+  char range[128];
+  hm_range_mode(range, sizeof range);
+  fprintf(f, "{\"pid\": %d, \"off\": %s, \"range\": \"%s\", \"kinds\": [",
+          (int)getpid(), report_off() ? "true" : "false", range);
   int first = 1;
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
     struct hmplace_stats s;
