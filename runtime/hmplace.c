@@ -235,6 +235,10 @@ static int slot_grow(int idx, size_t need, char *why, size_t whylen) {
   } else {
     if (strstr(KindNames[s->kind], "HUGETLB"))
       madvise((void *)at, size, MADV_HUGEPAGE); /* THP, not hugetlbfs */
+    else if ((s->mode & 0xff) == MPOL_INTERLEAVE)
+      /* As memkind's interleave kinds do: 4 KiB pages spread over the
+       * nodes, where THP would put a block's 2 MiB pieces on a few. */
+      madvise((void *)at, size, MADV_NOHUGEPAGE);
     if (memkind_create_fixed((void *)at, size, &mk) == MEMKIND_SUCCESS) {
       s->chunk[n] = mk;
       s->held += size;

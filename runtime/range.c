@@ -24,9 +24,9 @@
  * Chunk sizes: where mappings cost nothing until touched (heuristic
  *   overcommit, no address-space limit) one chunk of HMPLACE_SLOT_SIZE
  *   (default 64 GiB, MAP_NORESERVE) per slot, as before. Otherwise chunks
- *   grow with the slot (max(64 MiB, a quarter of what the slot holds)) and
- *   never take more than half of the remaining address space or commit, so
- *   the ordinary heap keeps room.
+ *   grow with the slot (a quarter of what it holds, from 64 MiB to 1 GiB)
+ *   and never take more than half of the remaining address space or commit,
+ *   so the ordinary heap keeps room.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "hmplace_internal.h"
@@ -138,8 +138,9 @@ static uint64_t wanted(uint64_t need, uint64_t held) {
     w = MaxChunk;
   else {
     w = held / 4 > 64 * (uint64_t)MiB ? round_region(held / 4) : 64 * MiB;
-    if (MaxChunkSet && w > MaxChunk)
-      w = MaxChunk;
+    /* Committed but not handed out: at most one step of this. */
+    if (w > (MaxChunkSet ? MaxChunk : GiB))
+      w = MaxChunkSet ? MaxChunk : GiB;
     if (need >= w / 2)
       w = need;
   }

@@ -9,6 +9,7 @@
 #include <memkind.h>
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 enum { SIZE = 8 << 20 };
 
@@ -26,6 +27,33 @@ static const struct {
     {"REGULAR", HMPLACE_REGULAR, &MEMKIND_REGULAR},
     {"LOWEST_LATENCY_LOCAL", HMPLACE_LOWEST_LATENCY_LOCAL,
      &MEMKIND_LOWEST_LATENCY_LOCAL},
+    // The other kinds: same node, or unavailable for both.
+    {"DEFAULT", HMPLACE_DEFAULT, &MEMKIND_DEFAULT},
+    {"HUGETLB", HMPLACE_HUGETLB, &MEMKIND_HUGETLB},
+    {"HBW_HUGETLB", HMPLACE_HBW_HUGETLB, &MEMKIND_HBW_HUGETLB},
+    {"HBW_ALL_HUGETLB", HMPLACE_HBW_ALL_HUGETLB, &MEMKIND_HBW_ALL_HUGETLB},
+    {"HBW_PREFERRED_HUGETLB", HMPLACE_HBW_PREFERRED_HUGETLB,
+     &MEMKIND_HBW_PREFERRED_HUGETLB},
+    {"INTERLEAVE", HMPLACE_INTERLEAVE, &MEMKIND_INTERLEAVE},
+    {"DAX_KMEM", HMPLACE_DAX_KMEM, &MEMKIND_DAX_KMEM},
+    {"DAX_KMEM_ALL", HMPLACE_DAX_KMEM_ALL, &MEMKIND_DAX_KMEM_ALL},
+    {"DAX_KMEM_PREFERRED", HMPLACE_DAX_KMEM_PREFERRED,
+     &MEMKIND_DAX_KMEM_PREFERRED},
+    {"DAX_KMEM_INTERLEAVE", HMPLACE_DAX_KMEM_INTERLEAVE,
+     &MEMKIND_DAX_KMEM_INTERLEAVE},
+    {"HIGHEST_CAPACITY", HMPLACE_HIGHEST_CAPACITY, &MEMKIND_HIGHEST_CAPACITY},
+    {"HIGHEST_CAPACITY_PREFERRED", HMPLACE_HIGHEST_CAPACITY_PREFERRED,
+     &MEMKIND_HIGHEST_CAPACITY_PREFERRED},
+    {"HIGHEST_CAPACITY_LOCAL", HMPLACE_HIGHEST_CAPACITY_LOCAL,
+     &MEMKIND_HIGHEST_CAPACITY_LOCAL},
+    {"HIGHEST_CAPACITY_LOCAL_PREFERRED",
+     HMPLACE_HIGHEST_CAPACITY_LOCAL_PREFERRED,
+     &MEMKIND_HIGHEST_CAPACITY_LOCAL_PREFERRED},
+    {"LOWEST_LATENCY_LOCAL_PREFERRED", HMPLACE_LOWEST_LATENCY_LOCAL_PREFERRED,
+     &MEMKIND_LOWEST_LATENCY_LOCAL_PREFERRED},
+    {"HIGHEST_BANDWIDTH_LOCAL_PREFERRED",
+     HMPLACE_HIGHEST_BANDWIDTH_LOCAL_PREFERRED,
+     &MEMKIND_HIGHEST_BANDWIDTH_LOCAL_PREFERRED},
 };
 
 static int Failures;
@@ -80,6 +108,7 @@ static void *run(void *arg) {
 }
 
 int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0); // lines in order if the program dies
   for (unsigned k = 0; k < sizeof Kinds / sizeof *Kinds; ++k)
     for (int i = 1; i < argc; ++i) {
       // One thread at a time, so the order of first use is the argument's.
@@ -89,5 +118,8 @@ int main(int argc, char **argv) {
       pthread_join(t, NULL);
     }
   printf("%d failures\n", Failures);
-  return Failures != 0;
+  fflush(stdout);
+  // memkind 1.14's destructor frees a NUMA bitmask twice after all 23 kinds
+  // were used on the 4-socket shape, and aborts (with HMPLACE=off too).
+  _exit(Failures != 0);
 }
