@@ -354,38 +354,35 @@ int hmplace_owner(const void *p) {
 
 /* A block of \p n bytes (aligned to \p align unless 0) from slot \p idx:
  * from the current chunk, else from any chunk with room, else a new chunk. */
+static inline void *chunk_alloc(memkind_t mk, size_t n, size_t align) {
+  void *p = NULL;
+  if (!align)
+    return memkind_malloc(mk, n);
+  return memkind_posix_memalign(mk, &p, align, n) == 0 ? p : NULL;
+}
+
 static void *slot_alloc(int idx, size_t n, size_t align) {
   struct slot *s = &SlotTab[idx];
   int c = atomic_load_explicit(&s->cur, memory_order_acquire);
-  void *p = NULL;
+  void *p;
   if (__builtin_expect(
           atomic_load_explicit(&s->nchunks, memory_order_acquire) > 0, 1) &&
-      (align ? memkind_posix_memalign(s->chunk[c], &p, align, n) == 0
-             : (p = memkind_malloc(s->chunk[c], n)) != NULL))
+      (p = chunk_alloc(s->chunk[c], n, align)))
     return p;
   pthread_mutex_lock(&s->lock);
   int nc = atomic_load(&s->nchunks);
-  for (int i = nc - 1; i >= 0; --i) {
-    p = NULL;
-    if (i == c && i == atomic_load(&s->cur))
-      continue; /* just failed */
-    if (align ? memkind_posix_memalign(s->chunk[i], &p, align, n) == 0
-              : (p = memkind_malloc(s->chunk[i], n)) != NULL) {
+  for (int i = nc - 1; i >= 0; --i)
+    if (i != c && (p = chunk_alloc(s->chunk[i], n, align))) {
       atomic_store(&s->cur, i);
       pthread_mutex_unlock(&s->lock);
       return p;
     }
-  }
   char why[200];
   p = NULL;
-  if (slot_grow(idx, n + align, why, sizeof why) == 0) {
-    memkind_t mk = s->chunk[atomic_load(&s->cur)];
-    if (align ? memkind_posix_memalign(mk, &p, align, n) != 0
-              : !(p = memkind_malloc(mk, n)))
-      p = NULL;
-  } else {
+  if (slot_grow(idx, n + align, why, sizeof why) == 0)
+    p = chunk_alloc(s->chunk[atomic_load(&s->cur)], n, align);
+  else
     kind_full(s->kind, why);
-  }
   pthread_mutex_unlock(&s->lock);
   return p;
 }

@@ -174,6 +174,31 @@ static void fmt(char *buf, size_t n, uint64_t b) {
     snprintf(buf, n, "%.1f MiB", (double)b / (double)MiB);
 }
 
+/* Bytes that may still be mapped under RLIMIT_AS and the commit limit
+ * (UINT64_MAX if neither applies), and the tighter limit described with its
+ * numbers. Lock held. */
+static uint64_t room_left(char *limit, size_t n) {
+  uint64_t room = UINT64_MAX;
+  char a[32], b[32];
+  limit[0] = 0;
+  if (AsLimit) {
+    uint64_t used = vm_size();
+    room = AsLimit > used ? AsLimit - used : 0;
+    fmt(a, sizeof a, AsLimit);
+    fmt(b, sizeof b, used);
+    snprintf(limit, n, "address-space limit (RLIMIT_AS) %s, %s in use", a, b);
+  }
+  if (Strict) {
+    uint64_t c = commit_headroom();
+    if (c < room) {
+      room = c;
+      fmt(a, sizeof a, c);
+      snprintf(limit, n, "commit limit (vm.overcommit_memory=2) leaves %s", a);
+    }
+  }
+  return room;
+}
+
 uintptr_t hm_range_map_chunk(int slot, uint64_t need, uint64_t held,
                              uint64_t *got, char *why, size_t whylen) {
   pthread_mutex_lock(&Lock);
@@ -182,41 +207,18 @@ uintptr_t hm_range_map_chunk(int slot, uint64_t need, uint64_t held,
   uint64_t n = round_region(need);
   uint64_t size = wanted(n, held);
   /* Leave half of what remains to the rest of the program. */
-  uint64_t room = UINT64_MAX;
-  const char *limit = NULL;
-  uint64_t limit_total = 0, limit_used = 0;
-  if (AsLimit) {
-    uint64_t used = vm_size();
-    room = AsLimit > used ? AsLimit - used : 0;
-    limit = "address-space limit (RLIMIT_AS)";
-    limit_total = AsLimit;
-    limit_used = used;
-  }
-  if (Strict) {
-    uint64_t c = commit_headroom();
-    if (c < room) {
-      room = c;
-      limit = "commit limit (vm.overcommit_memory=2)";
-      limit_total = c;
-      limit_used = 0;
-    }
-  }
+  char limit[128];
+  uint64_t room = room_left(limit, sizeof limit);
   if (room != UINT64_MAX && size > room / 2)
     size = n > room / 2 ? n : (room / 2) & ~(REGION - 1);
   if (size < n)
     size = n;
   uintptr_t at = 0;
-  char a[32], b[32], c[32];
+  char a[32];
   why[0] = 0;
   if (room != UINT64_MAX && n + REGION > room) {
     fmt(a, sizeof a, n);
-    fmt(b, sizeof b, limit_total);
-    fmt(c, sizeof c, limit_used);
-    if (limit_used)
-      snprintf(why, whylen, "cannot map %s more: %s %s, %s in use", a, limit, b,
-               c);
-    else
-      snprintf(why, whylen, "cannot map %s more: %s leaves %s", a, limit, b);
+    snprintf(why, whylen, "cannot map %s more: %s", a, limit);
   } else if (Reserved) {
     uintptr_t end = atomic_load(&hm_range_base) + atomic_load(&hm_range_span);
     if (end - NextFree < size)
@@ -275,31 +277,11 @@ int hm_range_room(uint64_t bytes, char *why, size_t whylen) {
   pthread_mutex_lock(&Lock);
   if (!Ready)
     init_locked();
-  int ok = 1;
-  char a[32], b[32], c[32];
-  fmt(a, sizeof a, bytes);
-  if (AsLimit) {
-    uint64_t used = vm_size();
-    if (used + bytes > AsLimit) {
-      fmt(b, sizeof b, AsLimit);
-      fmt(c, sizeof c, used);
-      snprintf(why, whylen,
-               "memkind needs about %s to set it up: address-space limit "
-               "(RLIMIT_AS) %s, %s in use",
-               a, b, c);
-      ok = 0;
-    }
-  }
-  if (ok && Strict) {
-    uint64_t room = commit_headroom();
-    if (room < bytes) {
-      fmt(b, sizeof b, room);
-      snprintf(why, whylen,
-               "memkind needs about %s to set it up: commit limit "
-               "(vm.overcommit_memory=2) leaves %s",
-               a, b);
-      ok = 0;
-    }
+  char limit[128], a[32];
+  int ok = room_left(limit, sizeof limit) >= bytes;
+  if (!ok) {
+    fmt(a, sizeof a, bytes);
+    snprintf(why, whylen, "memkind needs about %s to set it up: %s", a, limit);
   }
   pthread_mutex_unlock(&Lock);
   return ok ? 0 : -1;

@@ -245,40 +245,32 @@ static void node_list(char *buf, size_t n, uint64_t nodes) {
       len += (size_t)snprintf(buf + len, n - len, "%s%d", len ? "," : "", i);
 }
 
-/* Under a kind, one line per node policy it was placed with: which threads
- * and CPU nodes allocated there (a multi-socket node has one per socket). */
-static void slots_text(FILE *f, int k) {
-  int kind;
-  char policy[128], nodes[128];
-  uint64_t threads, cpus;
-  for (int i = 0;
-       hm_slot_info(i, &kind, policy, sizeof policy, &threads, &cpus) == 0;
-       ++i) {
-    if (kind != k)
-      continue;
-    node_list(nodes, sizeof nodes, cpus);
-    fprintf(f, "hmplace:   %s: %llu thread%s, CPU node%s %s\n", policy,
-            (unsigned long long)threads, threads == 1 ? "" : "s",
-            strchr(nodes, ',') ? "s" : "", nodes);
-  }
-}
-
-static void slots_json(FILE *f, int k) {
+/* Under a kind, its node policies (a multi-socket node has one per socket):
+ * which threads and CPU nodes allocated there; text lines or a JSON list. */
+static void slots(FILE *f, int k, int json) {
   int kind, first = 1;
   char policy[128], nodes[128];
   uint64_t threads, cpus;
-  fprintf(f, ", \"slots\": [");
+  if (json)
+    fprintf(f, ", \"slots\": [");
   for (int i = 0;
        hm_slot_info(i, &kind, policy, sizeof policy, &threads, &cpus) == 0;
        ++i) {
     if (kind != k)
       continue;
     node_list(nodes, sizeof nodes, cpus);
-    fprintf(f, "%s{\"policy\": \"%s\", \"threads\": %llu, \"cpu_nodes\": [%s]}",
-            first ? "" : ", ", policy, (unsigned long long)threads, nodes);
+    if (json)
+      fprintf(f,
+              "%s{\"policy\": \"%s\", \"threads\": %llu, \"cpu_nodes\": [%s]}",
+              first ? "" : ", ", policy, (unsigned long long)threads, nodes);
+    else
+      fprintf(f, "hmplace:   %s: %llu thread%s, CPU node%s %s\n", policy,
+              (unsigned long long)threads, threads == 1 ? "" : "s",
+              strchr(nodes, ',') ? "s" : "", nodes);
     first = 0;
   }
-  fputc(']', f);
+  if (json)
+    fputc(']', f);
 }
 
 static void report_text(FILE *f) {
@@ -316,7 +308,7 @@ static void report_text(FILE *f) {
     else if (!printed)
       fputc('-', f);
     fputc('\n', f);
-    slots_text(f, k);
+    slots(f, k, 0);
   }
   if (!any)
     fprintf(f, "hmplace: no planned allocation ran\n");
@@ -352,7 +344,7 @@ static void report_json(FILE *f) {
         pf = 0;
       }
     fprintf(f, "}, \"untouched_pages\": %llu", (unsigned long long)r.untouched);
-    slots_json(f, k);
+    slots(f, k, 1);
     fputc('}', f);
     first = 0;
   }

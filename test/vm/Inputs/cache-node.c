@@ -2,7 +2,7 @@
 // runtime's per-thread caches: a thread on CPU 0 allocates HBW blocks, a
 // thread on CPU 1 frees them all (into its cache), then allocates as many:
 // every one of its blocks must be on its own socket's HBM node.
-#define _GNU_SOURCE
+#include "pages.h"
 #include <hmplace.h>
 #include <numaif.h>
 #include <pthread.h>
@@ -13,15 +13,6 @@
 
 enum { N = 2000, SIZE = 256 };
 static char *Blocks[N];
-
-static void pin(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
-    abort();
-  sched_yield();
-}
 
 static void count(const char *what, char **b) {
   long nodes[8] = {0}, unknown = 0;
@@ -44,7 +35,8 @@ static void count(const char *what, char **b) {
 
 static void *on_cpu0(void *arg) {
   (void)arg;
-  pin(0);
+  if (pin(0))
+    abort();
   for (int i = 0; i < N; ++i) {
     Blocks[i] = hmplace_malloc(HMPLACE_HBW, SIZE);
     memset(Blocks[i], 1, SIZE);
@@ -55,7 +47,8 @@ static void *on_cpu0(void *arg) {
 
 static void *on_cpu1(void *arg) {
   (void)arg;
-  pin(1);
+  if (pin(1))
+    abort();
   for (int i = 0; i < N; ++i)
     hmplace_free(Blocks[i]);
   char *mine[N];

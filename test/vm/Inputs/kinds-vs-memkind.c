@@ -13,11 +13,7 @@
 
 enum { SIZE = 8 << 20 };
 
-static const struct {
-  const char *name;
-  enum hmplace_kind hk;
-  memkind_t *mk;
-} Kinds[] = {
+static const struct kind_pair Kinds[] = {
     {"HBW", HMPLACE_HBW, &MEMKIND_HBW},
     {"HBW_ALL", HMPLACE_HBW_ALL, &MEMKIND_HBW_ALL},
     {"HBW_PREFERRED", HMPLACE_HBW_PREFERRED, &MEMKIND_HBW_PREFERRED},
@@ -65,15 +61,11 @@ struct job {
 
 static void *run(void *arg) {
   struct job *j = arg;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(j->cpu, &set);
-  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) {
+  if (pin(j->cpu)) {
     printf("cannot pin to cpu %d\n", j->cpu);
     Failures++;
     return NULL;
   }
-  sched_yield();
   memkind_t mk = *Kinds[j->k].mk;
   void *m = memkind_malloc(mk, SIZE);
   void *h = hmplace_malloc(Kinds[j->k].hk, SIZE);

@@ -13,11 +13,7 @@
 
 enum { SIZE = 8 << 20 };
 
-static const struct {
-  const char *name;
-  enum hmplace_kind hk;
-  memkind_t *mk;
-} Kinds[] = {
+static const struct kind_pair Kinds[] = {
     {"HBW", HMPLACE_HBW, &MEMKIND_HBW},
     {"HBW_PREFERRED", HMPLACE_HBW_PREFERRED, &MEMKIND_HBW_PREFERRED},
     {"HBW_INTERLEAVE", HMPLACE_HBW_INTERLEAVE, &MEMKIND_HBW_INTERLEAVE},
@@ -35,17 +31,9 @@ static void pages_in(char *from, char *to, long counts[MAXN], long *unknown) {
   pages_by_node(from, (size_t)(to - from), counts, unknown);
 }
 
-static void pin(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
-    abort();
-  sched_yield();
-}
-
 int main(int argc, char **argv) {
-  pin(atoi(argv[1]));
+  if (pin(atoi(argv[1])))
+    abort();
   int failures = 0;
   for (unsigned k = 0; k < sizeof Kinds / sizeof *Kinds; ++k) {
     char *m = memkind_malloc(*Kinds[k].mk, SIZE);
@@ -67,7 +55,8 @@ int main(int argc, char **argv) {
       // random offset in its first page, so the middle page would be
       // touched by both threads.
       int t = omp_get_thread_num();
-      pin(t);
+      if (pin(t))
+        abort();
       char *blocks[2] = {m, h};
       for (int b = 0; b < 2; ++b) {
         char *mid = page_up(blocks[b] + SIZE / 2);

@@ -1,7 +1,15 @@
-// pages.h - where the pages of a block are, for the VM tests.
+// pages.h - for the VM tests: where the pages of a block are, pinning a
+// thread to a CPU, a kind as hmplace and memkind name it.
 #ifndef HM_TEST_PAGES_H
 #define HM_TEST_PAGES_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <hmplace.h>
+#include <memkind.h>
 #include <numaif.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +17,28 @@
 
 enum { PAGE = 4096, MAXN = 8 };
 
+// One kind, as hmplace and as memkind name it.
+struct kind_pair {
+  const char *name;
+  enum hmplace_kind hk;
+  memkind_t *mk;
+};
+
+// Runs the calling thread on \p cpu only, from now on. 0 on success.
+static inline int pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+    return -1;
+  sched_yield();
+  return 0;
+}
+
 // Pages of [p, p + n) by node (counts[MAXN]); pages whose node is unknown
 // counted in *unknown. Touches nothing.
-static void pages_by_node(void *p, size_t n, long counts[MAXN], long *unknown) {
+static inline void pages_by_node(void *p, size_t n, long counts[MAXN],
+                                 long *unknown) {
   size_t np = n / PAGE;
   void **pg = malloc(np * sizeof *pg);
   int *st = malloc(np * sizeof *st);
@@ -33,8 +60,8 @@ static void pages_by_node(void *p, size_t n, long counts[MAXN], long *unknown) {
 }
 
 // "node2:2048" or "node2:1024,node3:1024".
-static void describe(char *buf, size_t len, const long counts[MAXN],
-                     long unknown) {
+static inline void describe(char *buf, size_t len, const long counts[MAXN],
+                            long unknown) {
   buf[0] = 0;
   for (int i = 0; i < MAXN; ++i)
     if (counts[i])
@@ -47,7 +74,8 @@ static void describe(char *buf, size_t len, const long counts[MAXN],
 
 // The node sets of two blocks are the same and their shares match within
 // 2% of the pages (interleaving may start on another node).
-static int same_nodes(const long a[MAXN], const long b[MAXN], long pages) {
+static inline int same_nodes(const long a[MAXN], const long b[MAXN],
+                             long pages) {
   for (int i = 0; i < MAXN; ++i) {
     if ((a[i] == 0) != (b[i] == 0))
       return 0;
