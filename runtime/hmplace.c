@@ -35,6 +35,7 @@
 #include <numaif.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,32 +178,30 @@ static _Atomic int8_t SlotOf[HMPLACE_KIND_COUNT][MAX_CPUS];
 
 static _Atomic int Off; /* HMPLACE=off */
 
-void hm_warn(const char *fmt, const char *arg) {
+void hm_warn(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
   fprintf(stderr, "hmplace: warning: ");
-  fprintf(stderr, fmt, arg);
+  vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
-}
-
-static void warn2(const char *fmt, const char *a, const char *b) {
-  fprintf(stderr, "hmplace: warning: ");
-  fprintf(stderr, fmt, a, b);
-  fputc('\n', stderr);
+  va_end(ap);
 }
 
 static void kind_unavailable(int k, const char *why) {
   if (!atomic_exchange(&Kinds[k].warned_unavailable, 1))
-    warn2("%s is unavailable (%s); its planned allocations use the ordinary "
-          "heap",
-          KindNames[k], why);
+    hm_warn("%s is unavailable (%s); its planned allocations use the ordinary "
+            "heap",
+            KindNames[k], why);
 }
 
 /* The slot could not give a block: no chunk has room and no new one could
  * be mapped. */
 static void kind_full(int k, const char *why) {
   if (!atomic_exchange(&Kinds[k].warned_full, 1))
-    warn2("%s could not satisfy an allocation (%s); it and later ones that do "
-          "not fit use the ordinary heap",
-          KindNames[k], why);
+    hm_warn(
+        "%s could not satisfy an allocation (%s); it and later ones that do "
+        "not fit use the ordinary heap",
+        KindNames[k], why);
 }
 
 /* Add a chunk of at least \p need bytes to slot \p s (its lock held). */

@@ -85,8 +85,9 @@ int hm_policy_trusted(void) HM_HIDDEN;
 int hm_slot_info(int i, int *kind, char *policy, size_t n, uint64_t *threads,
                  uint64_t *cpu_nodes) HM_HIDDEN;
 
-/* "hmplace: warning: " + fmt with one string argument. */
-void hm_warn(const char *fmt, const char *arg) HM_HIDDEN;
+/* "hmplace: warning: " + printf(fmt, ...) + newline, on stderr. */
+void hm_warn(const char *fmt, ...) HM_HIDDEN
+    __attribute__((format(printf, 1, 2)));
 
 /* hmplace_free without the exported symbol's interposable call: the replaced
  * free() calls this directly. */

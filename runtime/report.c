@@ -280,6 +280,10 @@ static void report_text(FILE *f) {
   hm_range_mode(range, sizeof range);
   if (strchr(range, ',')) /* a limit shapes how placed memory is mapped */
     fprintf(f, "hmplace: placed memory: %s\n", range);
+  if (!hm_policy_trusted())
+    fprintf(f, "hmplace: node policies read back from one block per kind "
+               "(memkind's operations table not recognised): right for the "
+               "first thread that used a kind\n");
   fprintf(f, "hmplace: %-30s %8s %11s %11s %11s %9s  %s\n", "kind", "allocs",
           "bytes", "peak live", "live", "fallbacks", "pages by node");
   int any = 0;
@@ -318,8 +322,11 @@ static void report_text(FILE *f) {
 static void report_json(FILE *f) {
   char range[128];
   hm_range_mode(range, sizeof range);
-  fprintf(f, "{\"pid\": %d, \"off\": %s, \"range\": \"%s\", \"kinds\": [",
-          (int)getpid(), report_off() ? "true" : "false", range);
+  fprintf(f,
+          "{\"pid\": %d, \"off\": %s, \"range\": \"%s\", "
+          "\"policy_from_memkind_ops\": %s, \"kinds\": [",
+          (int)getpid(), report_off() ? "true" : "false", range,
+          hm_policy_trusted() ? "true" : "false");
   int first = 1;
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
     struct hmplace_stats s;
