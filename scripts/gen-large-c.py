@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""gen-large-c.py DIR [FILES] [FUNCS] - write a large synthetic C code base for
-scripts/bench: FILES translation units of FUNCS functions each, mixing the
-allocation styles of real HPC codes (malloc/calloc/realloc/aligned_alloc/
-posix_memalign/strdup, casts, wrappers, macros, frees far from allocations)
-with ordinary arithmetic, plus a plan that places every third site."""
+"""gen-large-c.py DIR [FILES] [FUNCS] [EVERY] - write a large synthetic C code
+base for scripts/bench: FILES translation units of FUNCS functions each,
+mixing the allocation styles of real HPC codes (malloc/calloc/realloc/
+aligned_alloc/posix_memalign/strdup, casts, wrappers, macros, frees far from
+allocations) with ordinary arithmetic (13 allocation or free calls per 37
+lines), plus a plan that places three sites of every EVERY-th function
+(default 3)."""
 import os
 import sys
 
 out = sys.argv[1]
 files = int(sys.argv[2]) if len(sys.argv) > 2 else 24
 funcs = int(sys.argv[3]) if len(sys.argv) > 3 else 400
+every = int(sys.argv[4]) if len(sys.argv) > 4 else 3
 os.makedirs(out, exist_ok=True)
 
 HEADER = """#include <math.h>
@@ -66,7 +69,7 @@ for f in range(files):
             text = BODY.format(f=f, i=i)
             for n, l in enumerate(text.split("\n")):
                 if ("calloc(" in l or "aligned_alloc(" in l or
-                        "posix_memalign(" in l) and (i % 3 == 0):
+                        "posix_memalign(" in l) and (i % every == 0):
                     plan.append("  - {site: unit%03d.c:%d, kind: hbm}" % (f, line + n))
             fh.write(text)
             line += text.count("\n")

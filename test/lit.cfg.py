@@ -94,6 +94,12 @@ def chattr_works():
         return False
 if os.path.exists(os.path.join(tools, "flang-new")):
     config.available_features.add("flang")
+# Open MPI (scripts/install-deps installs it): MPI wrappers and mpirun.
+import shutil
+if shutil.which("gcc") and shutil.which("g++"):
+    config.available_features.add("gcc")
+if shutil.which("mpicc") and shutil.which("mpirun"):
+    config.available_features.add("mpi")
 if chattr_works():
     config.available_features.add("chattr")
 

@@ -261,8 +261,36 @@ static std::string frameText(const SourcePos &P) {
 
 void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
                    raw_ostream &OS) {
+  // A listing with files missing must not pass for the whole program: it
+  // says so at the top (and hmrewrite exits non-zero).
+  if (!S.failedFiles().empty()) {
+    OS << "# INCOMPLETE: these files did not compile and are not listed:\n";
+    for (const std::string &F : S.failedFiles())
+      OS << "#   " << F << "\n";
+  }
   OS << "version: 1\n";
-  std::vector<const CallRecord *> Sites = S.allocationSites();
+  // What this command line could rewrite is listed; what it could not is
+  // named in comments, with the reason. System headers are left out.
+  std::vector<const CallRecord *> Sites, Left;
+  for (const CallRecord *C : S.allocationSites()) {
+    if (C->Edit == CallRecord::InSystemHeader)
+      continue;
+    bool Rewritable =
+        C->NotPlaceable.empty() && C->Edit == CallRecord::Editable;
+    (Rewritable ? Sites : Left).push_back(C);
+  }
+  for (const CallRecord *C : Left) {
+    OS << "# not rewritable by this command: " << frameText(C->Key) << " "
+       << C->Fn->Name << ": ";
+    if (!C->NotPlaceable.empty())
+      OS << C->NotPlaceable;
+    else if (C->Edit == CallRecord::InMacroBody)
+      OS << "inside the body of macro " << C->Macro
+         << " (HmPlace.so places it, or a call-stack entry)";
+    else
+      OS << "in a file not rewritten (select it with --header-filter)";
+    OS << "\n";
+  }
   if (Sites.empty()) {
     OS << "sites: []\n";
     return;

@@ -19,6 +19,7 @@
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 
 using namespace clang;
@@ -46,6 +47,10 @@ public:
     CurFn = Saved;
     return R;
   }
+
+  /// Sites in templates are edited once, in the template; the instances are
+  /// visited to learn whether every one of them can take the edit.
+  bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitCallExpr(CallExpr *CE) {
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -96,68 +101,173 @@ private:
     return L;
   }
 
-  void record(CallExpr *CE, const AllocFn *Fn, bool Already) {
+  /// Start a record for an allocation whose expression begins at \p Begin:
+  /// the key is where it begins, at its macro use if written through one, in
+  /// presumed coordinates (#line), exactly as debug info records it.
+  std::optional<CallRecord> start(SourceLocation Begin, const AllocFn *Fn,
+                                  bool Already) {
+    PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(Begin));
+    if (PL.isInvalid())
+      return std::nullopt;
     CallRecord R;
     R.Fn = Fn;
     R.AlreadyPlaced = Already;
     R.CompileDir = Dir.str();
     if (CurFn && CurFn->getIdentifier())
       R.Enclosing = CurFn->getName().str();
-    // The key: where the call begins, at its macro use if written through
-    // one, in presumed coordinates (#line), exactly as debug info records it.
-    SourceLocation Begin = CE->getBeginLoc();
-    PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(Begin));
-    if (PL.isInvalid())
-      return;
     R.Key = makeSourcePos(Dir, PL.getFilename(), PL.getLine(), PL.getColumn());
+    return R;
+  }
 
-    // Where an edit would go.
-    const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
-    SourceLocation CB = Callee->getBeginLoc(), CEnd = Callee->getEndLoc();
+  /// Where an edit of the tokens \p B..\p E (the callee, or the `new`
+  /// keyword) would go: their file positions, or why there is none.
+  void locateEdit(CallRecord &R, SourceLocation B, SourceLocation E) {
     SourceLocation EditB, EditE;
-    if (CB.isFileID() && CEnd.isFileID()) {
-      EditB = CB;
-      EditE = CEnd;
-    } else if (SM.isMacroArgExpansion(CB) && SM.isMacroArgExpansion(CEnd) &&
-               SM.getSpellingLoc(CB).isFileID()) {
-      EditB = SM.getSpellingLoc(CB);
-      EditE = SM.getSpellingLoc(CEnd);
+    if (B.isFileID() && E.isFileID()) {
+      EditB = B;
+      EditE = E;
+    } else if (SM.isMacroArgExpansion(B) && SM.isMacroArgExpansion(E) &&
+               SM.getSpellingLoc(B).isFileID()) {
+      EditB = SM.getSpellingLoc(B);
+      EditE = SM.getSpellingLoc(E);
     } else {
       R.Edit = CallRecord::InMacroBody;
-      R.Macro = Lexer::getImmediateMacroName(CB, SM, Ctx.getLangOpts()).str();
-      EditB = SM.getSpellingLoc(CB);
-      EditE = SM.getSpellingLoc(CEnd);
+      R.Macro = Lexer::getImmediateMacroName(B, SM, Ctx.getLangOpts()).str();
+      EditB = SM.getSpellingLoc(B);
+      EditE = SM.getSpellingLoc(E);
     }
     FileID FID = SM.getFileID(EditB);
-    if (SM.isInSystemHeader(EditB) || SM.isInSystemMacro(CB)) {
+    if (SM.isInSystemHeader(EditB) || SM.isInSystemMacro(B)) {
       R.Edit = CallRecord::InSystemHeader;
     } else if (FID != SM.getMainFileID() && R.Edit == CallRecord::Editable &&
                !selectedHeader(FID)) {
       R.Edit = CallRecord::InOtherFile;
     }
     if (SM.getFileID(EditE) != FID) {
-      R.Edit = CallRecord::InMacroBody; // callee spans a macro boundary
+      R.Edit = CallRecord::InMacroBody; // spans a macro boundary
     } else if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
       R.EditFile = normalizePath(FE->getName(), Dir);
       R.CalleeOffset = offsetOf(EditB);
       R.CalleeLength = offsetOf(EditE) - R.CalleeOffset +
                        Lexer::MeasureTokenLength(EditE, SM, Ctx.getLangOpts());
     }
-    // The kind goes before the first argument, in the same context as the
-    // callee: a file position, or the same macro argument's spelling.
-    if (!Already && R.Edit == CallRecord::Editable) {
-      SourceLocation AL = insertionLoc(CE->getArg(0)->getBeginLoc());
-      if (AL.isValid() && AL.isFileID() && SM.getFileID(AL) == FID &&
-          offsetOf(AL) >= R.CalleeOffset + R.CalleeLength) {
-        R.HaveArgOffset = true;
-        R.ArgOffset = offsetOf(AL);
-      } else {
-        R.Edit = CallRecord::InMacroBody;
-      }
-    }
-    Out.push_back(std::move(R));
   }
 
+  /// The file offset where text inserted right before the expression at
+  /// \p L would go, if that is in the edited file after the callee.
+  bool argumentOffset(const CallRecord &R, SourceLocation L, unsigned &Off) {
+    SourceLocation AL = insertionLoc(L);
+    if (AL.isInvalid() || !AL.isFileID() || R.EditFile.empty())
+      return false;
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getFileID(AL));
+    if (!FE || normalizePath(FE->getName(), Dir) != R.EditFile ||
+        offsetOf(AL) < R.CalleeOffset + R.CalleeLength)
+      return false;
+    Off = offsetOf(AL);
+    return true;
+  }
+
+  void record(CallExpr *CE, const AllocFn *Fn, bool Already) {
+    std::optional<CallRecord> R = start(CE->getBeginLoc(), Fn, Already);
+    if (!R)
+      return;
+    const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
+    locateEdit(*R, Callee->getBeginLoc(), Callee->getEndLoc());
+    // The kind goes before the first argument, in the same context as the
+    // callee: a file position, or the same macro argument's spelling.
+    if (!Already && R->Edit == CallRecord::Editable) {
+      if (argumentOffset(*R, CE->getArg(0)->getBeginLoc(), R->ArgOffset))
+        R->HaveArgOffset = true;
+      else
+        R->Edit = CallRecord::InMacroBody;
+    }
+    Out.push_back(std::move(*R));
+  }
+
+  static bool isRuntimeKind(QualType T) {
+    const auto *ET = T->getAs<EnumType>();
+    return ET && ET->getDecl()->getName() == "hmplace_kind";
+  }
+  static bool isNothrow(QualType T) {
+    const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+    return RD && RD->getIdentifier() && RD->getName() == "nothrow_t" &&
+           RD->isInStdNamespace();
+  }
+
+public:
+  /// A new-expression is placed by giving it the kind as a placement
+  /// argument: `new (HMPLACE_HBW) T(args)`. The compiler then calls the
+  /// runtime's operator new(size_t, hmplace_kind) (with align_val_t for
+  /// over-aligned types, nothrow if asked), still runs the constructors, and
+  /// if one throws calls the matching placement delete, which frees to the
+  /// right heap. `delete` needs no edit: libhmplace.so replaces the global
+  /// operator delete with one that finds each block's heap.
+  bool VisitCXXNewExpr(CXXNewExpr *NE) {
+    SourceLocation Begin = NE->getBeginLoc();
+    // Template instantiations repeat the pattern's expression; the first
+    // record stands for all, but learns of any instance that cannot be placed.
+    auto [It, New] = NewSeen.try_emplace(Begin.getRawEncoding(), Out.size());
+    std::string Problem;
+    bool Nothrow = false, Already = false;
+    if (NE->getNumPlacementArgs() > 0) {
+      QualType T = NE->getPlacementArg(0)->IgnoreParenImpCasts()->getType();
+      if (isRuntimeKind(T))
+        Already = true;
+      else if (NE->getNumPlacementArgs() == 1 && isNothrow(T))
+        Nothrow = true;
+      else
+        Problem = "it is a placement new (it constructs in memory the program "
+                  "already has)";
+    }
+    if (const FunctionDecl *Op = NE->getOperatorNew())
+      if (isa<CXXMethodDecl>(Op) && Problem.empty() && !Already)
+        Problem =
+            "the class of '" +
+            cast<CXXMethodDecl>(Op)->getParent()->getQualifiedNameAsString() +
+            "' has its own operator new";
+    if (!New) {
+      if (!Problem.empty() && It->second < Out.size() &&
+          Out[It->second].NotPlaceable.empty())
+        Out[It->second].NotPlaceable = Problem;
+      return true;
+    }
+    std::optional<CallRecord> R =
+        start(Begin, newExprFn(NE->isArray()), Already);
+    if (!R) {
+      NewSeen.erase(It);
+      return true;
+    }
+    R->IsNew = true;
+    R->NotPlaceable = Problem;
+    // The `new` keyword: the expression's first token, or the one after `::`.
+    SourceLocation Kw = Begin;
+    if (NE->isGlobalNew()) {
+      SourceLocation FileB = insertionLoc(Begin);
+      std::optional<Token> T =
+          FileB.isValid() ? Lexer::findNextToken(FileB, SM, Ctx.getLangOpts())
+                          : std::nullopt;
+      Kw = T ? T->getLocation() : SourceLocation();
+    }
+    if (Kw.isInvalid()) {
+      R->Edit = CallRecord::InMacroBody;
+    } else {
+      locateEdit(*R, Kw, Kw);
+    }
+    if (!Already && R->Edit == CallRecord::Editable) {
+      if (Nothrow) {
+        R->NewInParens = argumentOffset(
+            *R, NE->getPlacementArg(0)->getBeginLoc(), R->NewOffset);
+        if (!R->NewInParens)
+          R->Edit = CallRecord::InMacroBody;
+      } else {
+        R->NewOffset = R->CalleeOffset + R->CalleeLength;
+      }
+    }
+    Out.push_back(std::move(*R));
+    return true;
+  }
+
+private:
   bool selectedHeader(FileID FID) const {
     OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
     return FE && S.headerSelected(normalizePath(FE->getName(), Dir));
@@ -277,13 +387,67 @@ private:
   const RewriteSession &S;
   std::vector<CallRecord> &Out;
   const FunctionDecl *CurFn = nullptr;
+  /// new-expressions recorded, by their first token: index into Out.
+  llvm::DenseMap<SourceLocation::UIntTy, size_t> NewSeen;
 };
 
-/// Records the main file's top-level #include lines and whether it already
-/// includes the runtime header.
+/// Offsets in \p Text of what look like allocation calls: an allocation
+/// function's name followed by `(`, or (C++) the `new` keyword. Comments and
+/// literals are skipped; this reads text the preprocessor skipped, which
+/// need not even lex.
+static std::vector<unsigned> allocationCallsIn(StringRef Text, bool CPlusPlus) {
+  std::vector<unsigned> Out;
+  for (size_t I = 0; I < Text.size();) {
+    char C = Text[I];
+    if (Text.substr(I).starts_with("//")) {
+      I = Text.find('\n', I);
+      continue;
+    }
+    if (Text.substr(I).starts_with("/*")) {
+      size_t E = Text.find("*/", I + 2);
+      I = E == StringRef::npos ? Text.size() : E + 2;
+      continue;
+    }
+    if (C == '"' || C == '\'') {
+      for (++I; I < Text.size() && Text[I] != C && Text[I] != '\n'; ++I)
+        if (Text[I] == '\\')
+          ++I;
+      ++I;
+      continue;
+    }
+    if (!isAlpha(C) && C != '_') {
+      ++I;
+      continue;
+    }
+    size_t B = I;
+    while (I < Text.size() && (isAlnum(Text[I]) || Text[I] == '_'))
+      ++I;
+    StringRef Word = Text.slice(B, I);
+    if (CPlusPlus && Word == "new") {
+      Out.push_back(B);
+      continue;
+    }
+    const AllocFn *Fn = findAllocFn(Word);
+    if (!Fn || !Fn->allocates())
+      continue;
+    size_t J = I;
+    while (J < Text.size() && isSpace(Text[J]))
+      ++J;
+    if (J < Text.size() && Text[J] == '(')
+      Out.push_back(B);
+  }
+  return Out;
+}
+
+/// Records the main file's top-level #include lines, whether it already
+/// includes the runtime header, and the allocation calls in inactive
+/// preprocessor branches of the files being rewritten.
 class IncludeTracker : public PPCallbacks {
 public:
-  IncludeTracker(SourceManager &SM, MainFileInfo &Info) : SM(SM), Info(Info) {}
+  IncludeTracker(SourceManager &SM, const LangOptions &LO,
+                 const RewriteSession &S, const std::string &Dir,
+                 MainFileInfo &Info)
+      : SM(SM), LO(LO), S(S), Dir(Dir), Info(Info) {}
 
   void InclusionDirective(SourceLocation Hash, const Token &, StringRef Name,
                           bool, CharSourceRange Range, OptionalFileEntryRef,
@@ -295,6 +459,22 @@ public:
       Info.IncludesRuntime = true;
     if (Depth == 0)
       Info.LastIncludeLine = SM.getSpellingLineNumber(Range.getEnd());
+  }
+  void SourceRangeSkipped(SourceRange Range, SourceLocation) override {
+    FileID FID = SM.getFileID(Range.getBegin());
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
+    if (!FE || SM.isInSystemHeader(Range.getBegin()))
+      return;
+    std::string Path = normalizePath(FE->getName(), Dir);
+    if (FID != SM.getMainFileID() && !S.headerSelected(Path))
+      return;
+    unsigned B = SM.getFileOffset(Range.getBegin());
+    unsigned E = SM.getFileOffset(Range.getEnd());
+    StringRef Buf = SM.getBufferData(FID);
+    if (B >= E || E > Buf.size())
+      return;
+    for (unsigned Off : allocationCallsIn(Buf.slice(B, E), LO.CPlusPlus))
+      Info.SkippedCalls.insert({Path, B + Off});
   }
   void If(SourceLocation L, SourceRange, ConditionValueKind) override {
     enter(L);
@@ -318,6 +498,9 @@ private:
       ++Depth;
   }
   SourceManager &SM;
+  const LangOptions &LO;
+  const RewriteSession &S;
+  const std::string &Dir;
   MainFileInfo &Info;
   int Depth = 0;
 };
@@ -327,8 +510,11 @@ public:
   explicit CollectAction(RewriteSession &S) : S(S) {}
 
   bool BeginSourceFileAction(CompilerInstance &CI) override {
-    CI.getPreprocessor().addPPCallbacks(
-        std::make_unique<IncludeTracker>(CI.getSourceManager(), Info));
+    auto CWD =
+        CI.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory();
+    Dir = CWD ? *CWD : std::string();
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<IncludeTracker>(
+        CI.getSourceManager(), CI.getLangOpts(), S, Dir, Info));
     return true;
   }
 
@@ -341,9 +527,6 @@ public:
         CallCollector(Ctx, A.Dir, A.S, A.Calls).TraverseAST(Ctx);
       }
     };
-    auto CWD =
-        CI.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory();
-    Dir = CWD ? *CWD : std::string();
     return std::make_unique<Consumer>(*this);
   }
 
@@ -358,6 +541,8 @@ public:
       return;
     }
     Info.Path = Path;
+    for (auto It = SM.fileinfo_begin(), E = SM.fileinfo_end(); It != E; ++It)
+      Info.FilesRead.push_back(normalizePath(It->first.getName(), Dir));
     S.addTU(std::move(Calls), std::move(Info));
   }
 
@@ -388,22 +573,57 @@ RewriteSession::RewriteSession(const Plan *P, DiagEngine &D)
     Matcher.emplace(*P);
 }
 
+/// Whether \p Path names a header by its extension.
+static bool isHeaderPath(StringRef Path) {
+  StringRef Ext = sys::path::extension(Path);
+  return Ext == ".h" || Ext == ".hh" || Ext == ".hpp" || Ext == ".hxx" ||
+         Ext == ".H" || Ext == ".h++" || Ext == ".inl" || Ext == ".inc" ||
+         Ext == ".tcc" || Ext == ".ipp";
+}
+
 bool RewriteSession::headerSelected(StringRef Path) const {
   return !HeaderFilter.empty() && Regex(HeaderFilter).match(Path);
 }
 
 void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
   for (CallRecord &C : TUCalls) {
-    // A call in a header is seen once per TU that includes it.
-    if (!SeenCalls.insert({C.Key.str() + "@" + C.EditFile, C.CalleeOffset})
-             .second)
+    // A call in a header is seen once per TU that includes it. The TU where
+    // the header's edits are allowed (it is the main file, or selected) has
+    // the say, whatever the order of the files.
+    auto [It, New] = SeenCalls.try_emplace(
+        {C.Key.str() + "@" + C.EditFile, C.CalleeOffset}, Calls.size());
+    if (!New) {
+      CallRecord &Old = Calls[It->second];
+      if (Old.Edit == CallRecord::InOtherFile &&
+          C.Edit != CallRecord::InOtherFile)
+        Old = std::move(C);
+      else if (Old.NotPlaceable.empty())
+        Old.NotPlaceable = C.NotPlaceable;
       continue;
+    }
     if (!C.EditFile.empty() && C.EditFile != Info.Path &&
         headerSelected(C.EditFile) && C.Edit != CallRecord::InSystemHeader)
       Headers.insert(C.EditFile);
     Calls.push_back(std::move(C));
   }
+  FilesRead.insert(Info.FilesRead.begin(), Info.FilesRead.end());
+  Info.FilesRead.clear();
+  SkippedCalls.insert(Info.SkippedCalls.begin(), Info.SkippedCalls.end());
+  Info.SkippedCalls.clear();
   MainFiles[Info.Path] = std::move(Info);
+}
+
+unsigned RewriteSession::skippedCount() const {
+  // A call inactive in one TU may be active in another (the same file built
+  // twice with different macros): only the calls no TU saw count.
+  std::set<std::pair<std::string, unsigned>> Seen;
+  for (const CallRecord &C : Calls)
+    if (C.Fn && !C.EditFile.empty())
+      Seen.insert({C.EditFile, C.CalleeOffset});
+  unsigned N = 0;
+  for (const auto &P : SkippedCalls)
+    N += !Seen.count(P);
+  return N;
 }
 
 std::vector<const CallRecord *> RewriteSession::callerSites() const {
@@ -515,8 +735,9 @@ bool RewriteSession::finish() {
     }
     const Placement *P = CallIndex[I] >= 0 ? &Decisions[CallIndex[I]] : nullptr;
     bool Contextual = P && P->State == Placement::Contextual;
-    bool Placed = P && (P->State == Placement::Placed || Contextual) &&
-                  (Contextual || !P->Entry->To.isHeap()) && !C.AlreadyPlaced;
+    bool Wanted = P && (P->State == Placement::Placed || Contextual) &&
+                  (Contextual || !P->Entry->To.isHeap());
+    bool Placed = Wanted && !C.AlreadyPlaced;
     if (P && P->State == Placement::Conflict)
       warnAt(C, "not placed: " + P->Reason);
     if (Placed) {
@@ -541,37 +762,48 @@ bool RewriteSession::finish() {
       }
       if (!Why && !isRewritten(C.EditFile))
         Why = "its file is not being rewritten";
+      if (!C.NotPlaceable.empty())
+        Why = C.NotPlaceable.c_str();
       if (Why) {
         warnAt(C, Twine("planned ") + C.Fn->Name + " (" +
                       (Contextual ? "by caller" : K.Name) +
                       ") not rewritten: " + Why +
                       (C.Macro.empty() ? "" : " ('" + C.Macro + "')") +
-                      "; place it with HmPlace.so or edit the code");
-      } else {
-        addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Placed);
-        ++NumPlaced;
-        if (Contextual) {
-          // The kind is the runtime's answer for the current caller chain.
-          addEdit(C.EditFile, C.ArgOffset, 0,
-                  "(enum hmplace_kind)hmplace_ctx_kind(" +
-                      cString(encodeContextSite(C.Key, P->Choices,
-                                                P->fallbackKind())) +
-                      "), ");
-          if (Remarks)
-            D.report(C.Key.str(), Severity::Remark,
-                     Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
-                         " by its callers (" + P->contextSummary() + ")");
-          continue;
-        }
-        addEdit(C.EditFile, C.ArgOffset, 0, runtimeKindConstant(K) + ", ");
-        if (Remarks)
-          D.report(C.Key.str(), Severity::Remark,
-                   Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
-                       " in " + K.Name + " (plan entry '" + P->Entry->key() +
-                       "')");
+                      (C.NotPlaceable.empty()
+                           ? "; place it with HmPlace.so or edit the code"
+                           : ""));
         continue;
       }
+      // The kind: a constant, or the runtime's answer for the current
+      // caller chain.
+      std::string KindText =
+          Contextual ? "(enum hmplace_kind)hmplace_ctx_kind(" +
+                           cString(encodeContextSite(C.Key, P->Choices,
+                                                     P->fallbackKind())) +
+                           ")"
+                     : runtimeKindConstant(K);
+      if (C.IsNew) {
+        addEdit(C.EditFile, C.NewOffset, 0,
+                C.NewInParens ? KindText + ", " : " (" + KindText + ")");
+      } else {
+        addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Placed);
+        addEdit(C.EditFile, C.ArgOffset, 0, KindText + ", ");
+      }
+      ++NumPlaced;
+      if (Remarks)
+        D.report(C.Key.str(), Severity::Remark,
+                 Contextual
+                     ? (Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
+                        " by its callers (" + P->contextSummary() + ")")
+                           .str()
+                     : (Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
+                        " in " + K.Name + " (plan entry '" + P->Entry->key() +
+                        "')")
+                           .str());
+      continue;
     }
+    if (Wanted && C.AlreadyPlaced)
+      ++NumAlreadyPlaced;
     // Everything else that frees must dispatch: free, and realloc that is
     // not placed (it keeps the block wherever it lives).
     if (C.Fn->Dispatch && !C.AlreadyPlaced &&
@@ -582,20 +814,27 @@ bool RewriteSession::finish() {
     }
   }
   if (Matcher) {
-    Matcher->reportUsage(D);
+    Coverage Cov;
+    Cov.Read.assign(FilesRead.begin(), FilesRead.end());
+    Cov.Failed.assign(Failed.begin(), Failed.end());
+    Cov.ListUnexamined = Verbose;
+    Matcher->reportUsage(D, &Cov);
     Matcher->reportUnnoted(D);
   }
 
   for (auto &[File, Reps] : Edits) {
     if (Reps.empty())
       continue;
+    // A header named on the command line is a main file to clang, but its
+    // include goes where it goes in a header selected by --header-filter, so
+    // that both ways give the same text.
     auto It = MainFiles.find(File);
-    if (It != MainFiles.end()) {
+    if (It != MainFiles.end() && !isHeaderPath(File)) {
       if (!It->second.IncludesRuntime)
         insertInclude(File, It->second, Reps.begin()->getOffset(), 0);
       continue;
     }
-    if (!Headers.count(File))
+    if (!Headers.count(File) && It == MainFiles.end())
       continue;
     // A header: its includes sit inside the include guard (depth 1).
     auto Buf = MemoryBuffer::getFile(File);
@@ -657,7 +896,7 @@ void RewriteSession::insertInclude(const std::string &File,
       }
       if (!InBlock && !Quote && Depth == 0 && PPDepth <= GuardDepth &&
           L.trim().empty() && !PrevBackslash && I <= FirstEdit) {
-        addEdit(File, LineStart, L.size(), Line);
+        addEdit(File, LineStart, L.rtrim("\r").size(), Line);
         return;
       }
       PrevBackslash =
@@ -692,7 +931,16 @@ void RewriteSession::insertInclude(const std::string &File,
     else if (Ch == '}')
       --Depth;
   }
-  addEdit(File, AfterIncludes, 0, (Line + "\n").str());
+  // No blank line to take: two new lines, and `#line` so that the lines
+  // after them keep their numbers for the compiler, debug info and the plan.
+  // Inserted lines end as the file's lines do.
+  StringRef EOL = Text.contains("\r\n") ? "\r\n" : "\n";
+  StringRef Before =
+      AfterIncludes > 0 && Text[AfterIncludes - 1] != '\n' ? EOL : "";
+  addEdit(
+      File, AfterIncludes, 0,
+      (Before + Line + EOL + "#line " + Twine(Info.LastIncludeLine + 1) + EOL)
+          .str());
 }
 
 } // namespace hmplace

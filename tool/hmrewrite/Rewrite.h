@@ -18,7 +18,11 @@
 ///  - Calls in system headers are never touched.
 ///  - The `#include <hmplace.h>` takes the place of a blank line after the
 ///    include block, so no line moves: plan keys, profiles and debug info
-///    refer to the same lines before and after rewriting.
+///    refer to the same lines before and after rewriting. Where there is no
+///    such line, a `#line` directive after the include gives the following
+///    lines their old numbers back in the compiler's view.
+///  - new-expressions are placed with a placement argument (`new (KIND) T`);
+///    placement new and classes with their own operator new are left alone.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef HMPLACE_HMREWRITE_REWRITE_H
@@ -61,6 +65,13 @@ struct CallRecord {
   std::string Macro;     ///< macro whose body holds the call
   std::string Enclosing; ///< function the call is in
   std::string Callee;    ///< caller frames: the function called, if direct
+  /// new-expressions: the kind goes at NewOffset, as ` (KIND)` after the
+  /// `new` keyword, or as `KIND, ` before `std::nothrow` (NewInParens).
+  bool IsNew = false, NewInParens = false;
+  unsigned NewOffset = 0;
+  /// Why this allocation can never be rewritten here (placement new, a class
+  /// with its own operator new), or empty.
+  std::string NotPlaceable;
 };
 
 /// What the include insertion needs to know about an edited main file.
@@ -68,6 +79,12 @@ struct MainFileInfo {
   std::string Path;
   bool IncludesRuntime = false;
   unsigned LastIncludeLine = 0; ///< 1-based line of the last top-level include
+  /// Every file the TU read (absolute): plan entries for files no TU read
+  /// were not examined, which is not the same as stale.
+  std::vector<std::string> FilesRead;
+  /// Allocation calls in inactive #if branches of edited files, by file and
+  /// offset: nobody can tell what they would be.
+  std::set<std::pair<std::string, unsigned>> SkippedCalls;
 };
 
 class RewriteSession {
@@ -96,6 +113,8 @@ public:
   /// Print a remark per placed site, worded as HmPlace.so's -Rpass=hm-place
   /// remarks so that the two front ends' decisions can be compared.
   void setRemarks(bool B) { Remarks = B; }
+  /// List every plan entry for files not given, not only their number.
+  void setVerbose(bool B) { Verbose = B; }
 
   /// Factory for ClangTool::run.
   std::unique_ptr<clang::tooling::FrontendActionFactory> actionFactory();
@@ -116,6 +135,14 @@ public:
   unsigned placedCount() const { return NumPlaced; }
   unsigned dispatchCount() const { return NumDispatch; }
   unsigned notedCount() const { return NumNoted; }
+  /// Planned sites an earlier run placed (a rerun's no-op).
+  unsigned alreadyPlacedCount() const { return NumAlreadyPlaced; }
+  /// Allocation calls in inactive preprocessor branches of edited files.
+  unsigned skippedCount() const;
+  /// Whether \p File was parsed (successfully or not).
+  bool parsed(llvm::StringRef File) const {
+    return MainFiles.count(File.str()) || Failed.count(File.str());
+  }
 
   // Called by the per-TU action.
   void addTU(std::vector<CallRecord> Calls, MainFileInfo Info);
@@ -144,13 +171,16 @@ private:
   std::optional<SiteMatcher> Matcher;
   std::set<std::string> Headers; ///< selected headers that have edits
   std::vector<CallRecord> Calls;
-  std::set<std::pair<std::string, unsigned>> SeenCalls;
+  /// Calls recorded, by key and edit position: index into Calls.
+  std::map<std::pair<std::string, unsigned>, size_t> SeenCalls;
   std::map<std::string, MainFileInfo> MainFiles;
   std::map<std::string, clang::tooling::Replacements> Edits;
   std::set<std::tuple<std::string, unsigned, unsigned, std::string>> EditSet;
   std::set<std::string> Failed;
-  unsigned NumPlaced = 0, NumDispatch = 0, NumNoted = 0;
-  bool Remarks = false;
+  std::set<std::string> FilesRead;
+  std::set<std::pair<std::string, unsigned>> SkippedCalls;
+  unsigned NumPlaced = 0, NumDispatch = 0, NumNoted = 0, NumAlreadyPlaced = 0;
+  bool Remarks = false, Verbose = false;
 };
 
 } // namespace hmplace

@@ -9,6 +9,7 @@
 /// and Output.cpp; this file wires options to them.
 ///
 //===----------------------------------------------------------------------===//
+#include "BuildCommands.h"
 #include "Output.h"
 #include "Rewrite.h"
 
@@ -18,6 +19,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+
+#include <set>
 
 using namespace clang;
 using namespace llvm;
@@ -63,12 +66,32 @@ static cl::opt<std::string> HeaderFilter(
     cl::desc("Also rewrite headers whose path matches this regex (as "
              "clang-tidy's option): planned sites, caller frames, frees"),
     cl::value_desc("regex"), cl::cat(Cat));
+static cl::opt<bool> Verbose("v",
+                             cl::desc("Print a line per file as it is parsed, "
+                                      "and every plan entry for files not "
+                                      "given"),
+                             cl::cat(Cat));
 static cl::extrahelp More(R"(
 Every planned malloc/calloc/realloc/aligned_alloc/posix_memalign/memalign/
 valloc/strdup/strndup becomes the runtime's placed call (hmplace_malloc(
 HMPLACE_HBW, n), ...); every free and unplanned realloc becomes
 hmplace_free/hmplace_realloc. Link the result with -lhmplace.
 )");
+
+/// The files to parse, absolute, each once however often it was named.
+static std::vector<std::string>
+uniqueSourcePaths(const std::vector<std::string> &Paths) {
+  std::vector<std::string> Out;
+  std::set<std::string> Seen;
+  SmallString<256> CWD;
+  sys::fs::current_path(CWD);
+  for (const std::string &P : Paths) {
+    std::string Abs = normalizePath(P, CWD);
+    if (Seen.insert(Abs).second)
+      Out.push_back(Abs);
+  }
+  return Out;
+}
 
 int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
@@ -108,13 +131,26 @@ int main(int argc, const char **argv) {
   S.setRemarks(Remarks);
   S.setHeaderFilter(HeaderFilter);
   S.setRecordAllCalls(ListSites && ListDepth > 1);
-  tooling::ClangTool Tool(Opts->getCompilations(), Opts->getSourcePathList());
-  // Rewritten sources include <hmplace.h>; the project's compile commands
-  // need not know where it is for hmrewrite to parse them again.
-  Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
-      "-idirafter" HMPLACE_RUNTIME_INCLUDE_DIR,
-      tooling::ArgumentInsertPosition::END));
-  Tool.run(S.actionFactory().get());
+  S.setVerbose(Verbose);
+  BuildCommands Commands(Opts->getCompilations(), D);
+  // One ClangTool per file: each gets a FileManager of its own, whose cache
+  // of paths relative to one command's directory cannot answer for another's.
+  std::vector<std::string> Sources =
+      uniqueSourcePaths(Opts->getSourcePathList());
+  for (size_t I = 0; I < Sources.size(); ++I) {
+    if (Verbose)
+      errs() << "[" << I + 1 << "/" << Sources.size() << "] " << Sources[I]
+             << "\n";
+    tooling::ClangTool Tool(Commands, {Sources[I]});
+    Tool.setPrintErrorMessage(false);
+    // Rewritten sources include <hmplace.h>; the project's compile commands
+    // need not know where it is for hmrewrite to parse them again.
+    Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+        "-idirafter" HMPLACE_RUNTIME_INCLUDE_DIR,
+        tooling::ArgumentInsertPosition::END));
+    if (Tool.run(S.actionFactory().get()) != 0 && !S.parsed(Sources[I]))
+      S.markFailed(Sources[I]);
+  }
   for (const std::string &F : S.failedFiles())
     D.report(F, Severity::Error, "does not compile; not rewritten");
 
@@ -131,9 +167,25 @@ int main(int argc, const char **argv) {
     Written = InPlace                ? writeInPlace(S, D)
               : !ExportFixes.empty() ? exportFixes(S, ExportFixes, D)
                                      : printDiff(S, outs(), D);
-  errs() << "hmrewrite: " << S.placedCount() << " sites placed, "
-         << S.notedCount() << " caller frames noted, " << S.dispatchCount()
-         << " free/realloc calls dispatched, " << S.edits().size()
-         << " files changed\n";
+  if (unsigned N = S.skippedCount())
+    D.report(Severity::Warning,
+             Twine(N) + " allocation call" + (N == 1 ? " " : "s ") +
+                 "in inactive preprocessor branches " +
+                 (N == 1 ? "was" : "were") +
+                 " not examined (build with the macros that activate them "
+                 "and rewrite again)");
+  if (S.edits().empty() && S.alreadyPlacedCount() && OK)
+    errs() << "hmrewrite: "
+           << (S.alreadyPlacedCount() == 1
+                   ? std::string("the planned site is")
+                   : "the " + std::to_string(S.alreadyPlacedCount()) +
+                         " planned sites are")
+           << " already placed; nothing to change\n";
+  else
+    errs() << "hmrewrite: " << S.placedCount() << " sites placed ("
+           << S.alreadyPlacedCount() << " already), " << S.notedCount()
+           << " caller frames noted, " << S.dispatchCount()
+           << " free/realloc calls dispatched, " << S.edits().size()
+           << " files changed\n";
   return (OK && Written && S.failedFiles().empty() && D.errors() == 0) ? 0 : 1;
 }

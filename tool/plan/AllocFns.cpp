@@ -33,6 +33,12 @@ const AllocFn *findAllocFn(StringRef Name) {
   return nullptr;
 }
 
+const AllocFn *newExprFn(bool Array) {
+  static const AllocFn New = {"new", "new (kind)", nullptr, 0};
+  static const AllocFn NewArray = {"new[]", "new (kind)", nullptr, 0};
+  return Array ? &NewArray : &New;
+}
+
 const AllocFn *findReplacedAllocFn(StringRef Name, bool &TakesKind) {
   for (const AllocFn &F : Fns) {
     TakesKind = F.Placed && Name == F.Placed;

@@ -28,6 +28,11 @@ struct AllocFn {
 /// The entry for C library function \p Name, or nullptr.
 const AllocFn *findAllocFn(llvm::StringRef Name);
 
+/// The entry standing for a C++ new-expression (`new T`, or `new T[n]` when
+/// \p Array): hmrewrite places it by adding the kind as a placement argument
+/// (`new (HMPLACE_HBW) T`), which the runtime's operator new overloads take.
+const AllocFn *newExprFn(bool Array);
+
 /// The C function whose placed (\p TakesKind set) or dispatching runtime
 /// replacement is named \p Name (hmplace_malloc, hmplace_realloc, ...), or
 /// nullptr: how a front end recognises calls an earlier run rewrote.

@@ -135,6 +135,15 @@ struct Placement {
 /// Matches the allocation calls a front end found against a plan. Calls are
 /// added first and resolved together, because some rules look at all calls at
 /// once (a column-less entry that names two calls on one line).
+/// What a front end parsed, so that reportUsage() tells an entry whose file
+/// was never examined from a stale one.
+struct Coverage {
+  std::vector<std::string> Read;   ///< every file read, absolute
+  std::vector<std::string> Failed; ///< files that did not compile
+  /// Name each entry for files not read; else print only their number.
+  bool ListUnexamined = false;
+};
+
 class SiteMatcher {
 public:
   explicit SiteMatcher(const Plan &P);
@@ -147,7 +156,9 @@ public:
   /// files in several directories (ambiguous relative paths) or several calls
   /// on one line. Call after resolve(); with --strict the engine turns the
   /// warnings into errors.
-  void reportUsage(DiagEngine &D) const;
+  /// With \p C, an entry that matched nothing and names a file that failed
+  /// or that no parsed file read is reported as not examined, not as stale.
+  void reportUsage(DiagEngine &D, const Coverage *C = nullptr) const;
   /// Warn about stack entries whose innermost frame matched a call but one of
   /// whose caller frames matched no noted call: they can never apply. Only
   /// for front ends that see the whole program (hmrewrite); after isNoted()
