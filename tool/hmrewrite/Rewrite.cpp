@@ -33,11 +33,17 @@ class CallCollector : public RecursiveASTVisitor<CallCollector> {
 public:
   CallCollector(ASTContext &Ctx, StringRef Dir, const RewriteSession &S,
                 std::vector<CallRecord> &Out)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Dir(Dir), S(S), Out(Out) {}
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Dir(Dir), Norm(Dir), S(S),
+        Out(Out) {}
 
   // Every kind of function (methods, constructors, lambdas' call operators,
   // template instances): TraverseFunctionDecl alone misses the subclasses.
   bool TraverseDecl(Decl *D) {
+    // Nothing in a system header is ever edited or noted: skip its bodies
+    // (in C++, the standard library's templates and their instances).
+    if (D && !isa<TranslationUnitDecl>(D) && D->getLocation().isValid() &&
+        SM.isInSystemHeader(D->getLocation()))
+      return true;
     auto *FD = dyn_cast_or_null<FunctionDecl>(D);
     if (!FD)
       return RecursiveASTVisitor::TraverseDecl(D);
@@ -51,6 +57,8 @@ public:
   /// Sites in templates are edited once, in the template; the instances are
   /// visited to learn whether every one of them can take the edit.
   bool shouldVisitTemplateInstantiations() const { return true; }
+  /// Types hold no calls.
+  bool shouldWalkTypesOfTypeLocs() const { return false; }
 
   bool VisitCallExpr(CallExpr *CE) {
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -115,7 +123,7 @@ private:
     R.CompileDir = Dir.str();
     if (CurFn && CurFn->getIdentifier())
       R.Enclosing = CurFn->getName().str();
-    R.Key = makeSourcePos(Dir, PL.getFilename(), PL.getLine(), PL.getColumn());
+    R.Key = makeSourcePos(Norm, PL.getFilename(), PL.getLine(), PL.getColumn());
     return R;
   }
 
@@ -146,7 +154,7 @@ private:
     if (SM.getFileID(EditE) != FID) {
       R.Edit = CallRecord::InMacroBody; // spans a macro boundary
     } else if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
-      R.EditFile = normalizePath(FE->getName(), Dir);
+      R.EditFile = Norm(FE->getName());
       R.CalleeOffset = offsetOf(EditB);
       R.CalleeLength = offsetOf(EditE) - R.CalleeOffset +
                        Lexer::MeasureTokenLength(EditE, SM, Ctx.getLangOpts());
@@ -160,7 +168,7 @@ private:
     if (AL.isInvalid() || !AL.isFileID() || R.EditFile.empty())
       return false;
     OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getFileID(AL));
-    if (!FE || normalizePath(FE->getName(), Dir) != R.EditFile ||
+    if (!FE || Norm(FE->getName()) != R.EditFile ||
         offsetOf(AL) < R.CalleeOffset + R.CalleeLength)
       return false;
     Off = offsetOf(AL);
@@ -270,7 +278,7 @@ public:
 private:
   bool selectedHeader(FileID FID) const {
     OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
-    return FE && S.headerSelected(normalizePath(FE->getName(), Dir));
+    return FE && S.headerSelected(Norm(FE->getName()));
   }
 
   /// The name of the variable a noted call's wrapper declares; how a rerun
@@ -297,7 +305,7 @@ private:
       return;
     CallRecord R;
     R.CompileDir = Dir.str();
-    R.Key = makeSourcePos(Dir, PL.getFilename(), PL.getLine(), PL.getColumn());
+    R.Key = makeSourcePos(Norm, PL.getFilename(), PL.getLine(), PL.getColumn());
     if (CurFn && CurFn->getIdentifier())
       R.Enclosing = CurFn->getName().str();
     if (const FunctionDecl *FD = CE->getDirectCallee())
@@ -337,7 +345,7 @@ private:
             if (UO->getOpcode() == UO_Extension)
               WrapBegin = UO->getBeginLoc();
           PresumedLoc SL = SM.getPresumedLoc(SM.getExpansionLoc(WrapBegin));
-          R.Key = makeSourcePos(Dir, SL.getFilename(), SL.getLine(),
+          R.Key = makeSourcePos(Norm, SL.getFilename(), SL.getLine(),
                                 SL.getColumn());
           Out.push_back(std::move(R));
           return;
@@ -370,7 +378,7 @@ private:
     else if (FID != SM.getMainFileID() && !selectedHeader(FID))
       R.Edit = CallRecord::InOtherFile;
     if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
-      R.EditFile = normalizePath(FE->getName(), Dir);
+      R.EditFile = Norm(FE->getName());
       SourceLocation End = Use.getEnd();
       R.NoteBegin = offsetOf(Use.getBegin());
       R.NoteEnd = offsetOf(End) +
@@ -384,6 +392,7 @@ private:
   ASTContext &Ctx;
   SourceManager &SM;
   StringRef Dir;
+  mutable PathNormalizer Norm;
   const RewriteSession &S;
   std::vector<CallRecord> &Out;
   const FunctionDecl *CurFn = nullptr;
@@ -586,10 +595,11 @@ bool RewriteSession::headerSelected(StringRef Path) const {
 }
 
 void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
+  // A call in a header is seen once per TU that includes it, a call in a
+  // main file once per compile command of the file. The TU where the
+  // header's edits are allowed (it is the main file, or selected) has the
+  // say, whatever the order of the files.
   for (CallRecord &C : TUCalls) {
-    // A call in a header is seen once per TU that includes it. The TU where
-    // the header's edits are allowed (it is the main file, or selected) has
-    // the say, whatever the order of the files.
     auto [It, New] = SeenCalls.try_emplace(
         {C.Key.str() + "@" + C.EditFile, C.CalleeOffset}, Calls.size());
     if (!New) {
@@ -614,6 +624,8 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
 }
 
 unsigned RewriteSession::skippedCount() const {
+  if (SkippedCalls.empty())
+    return 0;
   // A call inactive in one TU may be active in another (the same file built
   // twice with different macros): only the calls no TU saw count.
   std::set<std::pair<std::string, unsigned>> Seen;

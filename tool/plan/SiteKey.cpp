@@ -123,6 +123,18 @@ SourcePos makeSourcePos(StringRef Dir, StringRef File, unsigned Line,
   return {normalizePath(File, Dir), Line, Column};
 }
 
+const std::string &PathNormalizer::operator()(StringRef Path) {
+  auto [It, New] = Cache.try_emplace(Path);
+  if (New)
+    It->second = normalizePath(Path, Base);
+  return It->second;
+}
+
+SourcePos makeSourcePos(PathNormalizer &N, StringRef File, unsigned Line,
+                        unsigned Column) {
+  return {N(File), Line, Column};
+}
+
 static bool componentsEqual(StringRef A, StringRef B, bool IgnoreCase) {
   return IgnoreCase ? A.equals_insensitive(B) : A == B;
 }

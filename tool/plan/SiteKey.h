@@ -14,6 +14,7 @@
 #define HMPLACE_PLAN_SITEKEY_H
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -81,6 +82,23 @@ SourcePos makeSourcePos(llvm::StringRef Dir, llvm::StringRef File,
 /// \p BaseDir when relative, `.`/`..` removed, no symlink resolution (the
 /// compiler's view of the path is what users see in diagnostics).
 std::string normalizePath(llvm::StringRef Path, llvm::StringRef BaseDir);
+
+/// normalizePath against one base directory, remembered per path: a front
+/// end asks for the same few paths once per call it records.
+class PathNormalizer {
+public:
+  explicit PathNormalizer(llvm::StringRef BaseDir) : Base(BaseDir.str()) {}
+  const std::string &operator()(llvm::StringRef Path);
+  const std::string &base() const { return Base; }
+
+private:
+  std::string Base;
+  llvm::StringMap<std::string> Cache;
+};
+
+/// makeSourcePos through a PathNormalizer for the compile directory.
+SourcePos makeSourcePos(PathNormalizer &N, llvm::StringRef File, unsigned Line,
+                        unsigned Column);
 
 /// How well a plan path names a source file; higher is more specific.
 enum class PathMatch {
