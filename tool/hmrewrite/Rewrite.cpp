@@ -599,11 +599,19 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
   // main file once per compile command of the file. The TU where the
   // header's edits are allowed (it is the main file, or selected) has the
   // say, whatever the order of the files.
+  // Calls are found again through a hash of what makes them the same call.
+  auto Same = [](const CallRecord &A, const CallRecord &B) {
+    return A.Key.Line == B.Key.Line && A.Key.Column == B.Key.Column &&
+           A.CalleeOffset == B.CalleeOffset && A.Key.File == B.Key.File &&
+           A.EditFile == B.EditFile;
+  };
   for (CallRecord &C : TUCalls) {
-    auto [It, New] = SeenCalls.try_emplace(
-        {C.Key.str() + "@" + C.EditFile, C.CalleeOffset}, Calls.size());
-    if (!New) {
-      CallRecord &Old = Calls[It->second];
+    SmallVector<size_t, 1> &Bucket = SeenCalls[hash_combine(
+        C.Key.File, C.Key.Line, C.Key.Column, C.EditFile, C.CalleeOffset)];
+    auto Dup =
+        llvm::find_if(Bucket, [&](size_t I) { return Same(Calls[I], C); });
+    if (Dup != Bucket.end()) {
+      CallRecord &Old = Calls[*Dup];
       if (Old.Edit == CallRecord::InOtherFile &&
           C.Edit != CallRecord::InOtherFile)
         Old = std::move(C);
@@ -611,6 +619,7 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
         Old.NotPlaceable = C.NotPlaceable;
       continue;
     }
+    Bucket.push_back(Calls.size());
     if (!C.EditFile.empty() && C.EditFile != Info.Path &&
         headerSelected(C.EditFile) && C.Edit != CallRecord::InSystemHeader)
       Headers.insert(C.EditFile);
@@ -665,10 +674,16 @@ void RewriteSession::warnAt(const CallRecord &C, const Twine &Msg) {
 void RewriteSession::addEdit(const std::string &File, unsigned Offset,
                              unsigned Length, StringRef Text) {
   // The same edit twice (a macro argument expanded twice) is one edit.
-  if (!EditSet.insert({File, Offset, Length, Text.str()}).second)
-    return;
+  auto FileIt = Edits.try_emplace(File).first;
+  tooling::Replacements &Reps = FileIt->second;
+  SmallVector<SeenEdit, 1> &Same =
+      EditSet[hash_combine(File, Offset, Length, Text)];
+  for (const SeenEdit &E : Same)
+    if (E.Offset == Offset && E.Length == Length && E.Text == Text &&
+        *E.File == File)
+      return;
+  Same.push_back({&FileIt->first, Offset, Length, Text.str()});
   tooling::Replacement R(File, Offset, Length, Text);
-  tooling::Replacements &Reps = Edits[File];
   if (Error E = Reps.add(R)) {
     D.report(File, Severity::Error,
              "internal: overlapping edits: " + toString(std::move(E)));

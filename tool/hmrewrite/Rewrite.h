@@ -33,6 +33,8 @@
 
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
 
 #include <map>
 #include <optional>
@@ -171,11 +173,18 @@ private:
   std::optional<SiteMatcher> Matcher;
   std::set<std::string> Headers; ///< selected headers that have edits
   std::vector<CallRecord> Calls;
-  /// Calls recorded, by key and edit position: index into Calls.
-  std::map<std::pair<std::string, unsigned>, size_t> SeenCalls;
+  /// Calls recorded, by a hash of their key and edit position: indices
+  /// into Calls.
+  llvm::DenseMap<llvm::hash_code, llvm::SmallVector<size_t, 1>> SeenCalls;
   std::map<std::string, MainFileInfo> MainFiles;
   std::map<std::string, clang::tooling::Replacements> Edits;
-  std::set<std::tuple<std::string, unsigned, unsigned, std::string>> EditSet;
+  struct SeenEdit {
+    const std::string *File;
+    unsigned Offset, Length;
+    std::string Text;
+  };
+  /// Edits made, by a hash of file, position and text.
+  llvm::DenseMap<llvm::hash_code, llvm::SmallVector<SeenEdit, 1>> EditSet;
   std::set<std::string> Failed;
   std::set<std::string> FilesRead;
   std::set<std::pair<std::string, unsigned>> SkippedCalls;

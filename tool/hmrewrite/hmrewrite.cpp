@@ -148,6 +148,11 @@ int main(int argc, const char **argv) {
     Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
         "-idirafter" HMPLACE_RUNTIME_INCLUDE_DIR,
         tooling::ArgumentInsertPosition::END));
+    // The last file's AST is not freed, as the compiler itself does not
+    // free it (-disable-free): the process ends right after.
+    if (I + 1 == Sources.size())
+      Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+          {"-Xclang", "-disable-free"}, tooling::ArgumentInsertPosition::END));
     if (Tool.run(S.actionFactory().get()) != 0 && !S.parsed(Sources[I]))
       S.markFailed(Sources[I]);
   }
