@@ -92,6 +92,12 @@ const char *hmplace_kind_name(enum hmplace_kind k);
 /* Print the report now (also done at exit when HMPLACE_REPORT is set). */
 void hmplace_report(void);
 
+/* The calling thread's next malloc, until hmplace_scope_exit, comes from
+ * kind k: HmPlace.so brackets calls into flang's runtime that allocate the
+ * array of a planned ALLOCATE. Needs libhmplace.so (it replaces malloc). */
+void hmplace_scope_enter(enum hmplace_kind k);
+void hmplace_scope_exit(void);
+
 /*--- context-sensitive placement (call-stack plan entries) ----------------*
  * A call site that a plan names as a caller frame notes itself on a
  * per-thread shadow stack around the call; an allocation call whose plan

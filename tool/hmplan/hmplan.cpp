@@ -5,6 +5,7 @@
 /// file parses options and maps results to exit codes (0 ok, 1 bad input).
 ///
 //===----------------------------------------------------------------------===//
+#include "plan/BuildRecord.h"
 #include "plan/Plan.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -33,6 +34,13 @@ static cl::SubCommand
 static cl::SubCommand
     EnvCmd("env", "Print HMPLACE_BUDGET for the runtime from the plan's tier "
                   "capacities (e.g. export $(hmplan env plan.yaml))");
+static cl::SubCommand
+    SummaryCmd("summary",
+               "After a build with HmPlace.so: one warning per plan entry that "
+               "placed nothing in the whole build, and why");
+static cl::opt<std::string> SummaryPlan(cl::Positional, cl::Required,
+                                        cl::desc("<plan>"), cl::sub(SummaryCmd),
+                                        cl::cat(Cat));
 static cl::SubCommand KindsCmd("kinds", "List the kinds and aliases a plan "
                                         "may name");
 
@@ -41,7 +49,8 @@ static cl::list<std::string> CheckInputs(cl::Positional, cl::OneOrMore,
                                          cl::sub(CheckCmd), cl::cat(Cat));
 static cl::opt<bool> Strict("strict", cl::desc("Treat warnings as errors"),
                             cl::sub(CheckCmd), cl::sub(ConvertCmd),
-                            cl::sub(MatchCmd), cl::cat(Cat));
+                            cl::sub(SummaryCmd), cl::sub(MatchCmd),
+                            cl::cat(Cat));
 static cl::opt<std::string> ConvertInput(cl::Positional, cl::Required,
                                          cl::desc("<input>"),
                                          cl::sub(ConvertCmd), cl::cat(Cat));
@@ -239,6 +248,15 @@ static int kinds() {
   return 0;
 }
 
+/// The build records of a plan (BuildRecord.h), summarised.
+static int summary(DiagEngine &D) {
+  std::unique_ptr<Plan> P = loadPlan(SummaryPlan, D);
+  if (!P)
+    return 1;
+  unsigned Records = summarizeBuild(*P, SummaryPlan, D, outs());
+  return (Records && D.errors() == 0) ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
@@ -251,7 +269,9 @@ int main(int argc, char **argv) {
       "  hmplan show PLAN              print a table\n"
       "  hmplan match PLAN CALL...     which entry places each call\n"
       "  hmplan env PLAN               HMPLACE_BUDGET from tier capacities\n"
-      "  hmplan kinds                  list kinds and aliases\n");
+      "  hmplan kinds                  list kinds and aliases\n"
+      "  hmplan summary PLAN           after a build with HmPlace.so: the\n"
+      "                                entries that placed nothing, and why\n");
   DiagEngine D(errs());
   D.setWarningsAsErrors(Strict);
   if (CheckCmd)
@@ -266,6 +286,8 @@ int main(int argc, char **argv) {
     return env(D);
   if (KindsCmd)
     return kinds();
+  if (SummaryCmd)
+    return summary(D);
   errs() << "hmplan: error: expected a command: check, convert, show or "
             "kinds (see hmplan --help)\n";
   return 1;

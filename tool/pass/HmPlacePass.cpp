@@ -35,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 #include "ContextIR.h"
 #include "plan/AllocFns.h"
+#include "plan/BuildRecord.h"
 #include "plan/Plan.h"
 
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
@@ -49,6 +50,8 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <mutex>
 
@@ -87,10 +90,31 @@ private:
   std::string Msg;
 };
 
+/// The plan file \p Path names: as given if absolute or found from the
+/// current directory, else the first match in a parent directory. Under
+/// recursive make each subdirectory's compiles run there, while
+/// `HMPLACE_PLAN=plan.yaml` was written at the top, like .clang-format
+/// lookup. Empty if there is none.
+std::string resolvePlanPath(StringRef Path) {
+  if (sys::path::is_absolute(Path) || sys::fs::exists(Path))
+    return Path.str();
+  SmallString<256> Dir;
+  if (sys::fs::current_path(Dir))
+    return "";
+  for (StringRef D = Dir; !D.empty(); D = sys::path::parent_path(D)) {
+    SmallString<256> Candidate(D);
+    sys::path::append(Candidate, Path);
+    if (sys::fs::exists(Candidate))
+      return Candidate.str().str();
+  }
+  return "";
+}
+
 /// Plans are read once per process and shared by all modules it compiles.
 struct LoadedPlan {
   std::unique_ptr<DiagEngine> D; ///< keeps the plan's locations printable
   std::unique_ptr<Plan> P;       ///< null if the plan could not be read
+  uint64_t Hash = 0;             ///< planHash(), for build records
 };
 
 const LoadedPlan &loadPlanOnce(const std::string &Path) {
@@ -102,8 +126,35 @@ const LoadedPlan &loadPlanOnce(const std::string &Path) {
     L = std::make_unique<LoadedPlan>();
     L->D = std::make_unique<DiagEngine>(errs());
     L->P = loadPlan(Path, *L->D); // null after reporting any error
+    L->Hash = planHash(Path);
   }
   return *L;
+}
+
+/// The module's main source file, absolute: what users call the module
+/// (flang names every module 'FIRModule').
+std::string moduleSource(const Module &M) {
+  for (const DICompileUnit *CU : M.debug_compile_units())
+    if (!CU->getFilename().empty())
+      return normalizePath(CU->getFilename(), CU->getDirectory());
+  StringRef Src = M.getSourceFileName();
+  if (Src.empty() || Src == "FIRModule")
+    return "";
+  SmallString<256> Abs(Src);
+  sys::fs::make_absolute(Abs);
+  return normalizePath(Abs, "");
+}
+
+/// Whether \p DL is a debug location the user asked for. Without -g, clang
+/// still tracks locations when remarks are requested (-Rpass), in a compile
+/// unit that emits no debug info (NoDebug): placing by those would make the
+/// result depend on whether someone watched, so they count as none.
+bool hasDebugLocation(const DILocation *DL) {
+  if (!DL || DL->getLine() == 0)
+    return false;
+  const DISubprogram *SP = DL->getScope()->getSubprogram();
+  const DICompileUnit *CU = SP ? SP->getUnit() : nullptr;
+  return CU && CU->getEmissionKind() != DICompileUnit::NoDebug;
 }
 
 /// The call's frames: its own position, then the positions it was inlined
@@ -124,7 +175,33 @@ CallContext contextOf(const DILocation *DL) {
 
 /// Replace \p CB by a call to \p Placed with the kind inserted at
 /// \p F.KindArg. Invokes stay invokes (operator new may throw).
+/// A call into flang's runtime that allocates inside the runtime library:
+/// bracketed by hmplace_scope_enter(kind) and hmplace_scope_exit(), so the
+/// thread's next malloc (the array's) comes from the kind (runtime/scope.c).
+/// The runtime reports failures through STAT= or stops the program; it does
+/// not unwind, so a plain call is all there is to bracket.
+CallBase *scopeCall(CallBase *CB, Value *KindV) {
+  Module &M = *CB->getModule();
+  LLVMContext &Ctx = M.getContext();
+  auto *Void = Type::getVoidTy(Ctx);
+  FunctionCallee Enter =
+      M.getOrInsertFunction("hmplace_scope_enter",
+                            FunctionType::get(Void, {KindV->getType()}, false));
+  FunctionCallee Exit = M.getOrInsertFunction("hmplace_scope_exit",
+                                              FunctionType::get(Void, false));
+  auto *In = CallInst::Create(Enter, {KindV}, "", CB->getIterator());
+  In->setDebugLoc(CB->getDebugLoc());
+  Instruction *After = CB->getNextNode();
+  if (auto *II = dyn_cast<InvokeInst>(CB))
+    After = &*II->getNormalDest()->getFirstInsertionPt();
+  auto *Out = CallInst::Create(Exit, {}, "", After->getIterator());
+  Out->setDebugLoc(CB->getDebugLoc());
+  return CB;
+}
+
 CallBase *placeCall(CallBase *CB, const IRAllocFn &F, Value *KindV) {
+  if (F.Scoped)
+    return scopeCall(CB, KindV);
   Module &M = *CB->getModule();
   LLVMContext &Ctx = M.getContext();
   Type *I32 = Type::getInt32Ty(Ctx);
@@ -197,6 +274,53 @@ static void listSites(Module &M, const std::vector<SiteT> &Sites) {
   }
 }
 
+/// One remark per site: a site in a template, or in a function inlined in
+/// several places, is several calls with one key and one decision; their
+/// remarks are folded into one, with the count.
+class RemarkFolder {
+public:
+  enum Kind { Passed, Missed };
+  /// Messages are only built when someone listens (-Rpass, a remarks file).
+  explicit RemarkFolder(LLVMContext &Ctx)
+      : Wanted(Ctx.getLLVMRemarkStreamer() ||
+               Ctx.getDiagHandlerPtr()->isAnyRemarkEnabled(DEBUG_TYPE)) {}
+  bool wanted() const { return Wanted; }
+  void add(Kind K, const char *Name, Instruction *At, std::string Msg) {
+    if (!Wanted)
+      return;
+    auto [It, New] = Index.try_emplace(Msg, Items.size());
+    if (New)
+      Items.push_back({K, Name, At, std::move(Msg), 1});
+    else
+      ++Items[It->second].N;
+  }
+  void emit() {
+    for (const Item &I : Items) {
+      OptimizationRemarkEmitter ORE(I.At->getFunction());
+      std::string Msg = I.Msg;
+      if (I.N > 1)
+        Msg += " [" + std::to_string(I.N) +
+               " calls: template instances or inlined copies]";
+      if (I.K == Passed)
+        ORE.emit(OptimizationRemark(DEBUG_TYPE, I.Name, I.At) << Msg);
+      else
+        ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, I.Name, I.At) << Msg);
+    }
+  }
+
+private:
+  struct Item {
+    Kind K;
+    const char *Name;
+    Instruction *At;
+    std::string Msg;
+    unsigned N;
+  };
+  bool Wanted;
+  std::vector<Item> Items;
+  std::map<std::string, size_t> Index;
+};
+
 struct HmPlacePass : PassInfoMixin<HmPlacePass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &);
   static bool isRequired() { return true; }
@@ -215,7 +339,17 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
         DS_Error));
     return PreservedAnalyses::all();
   }
-  const LoadedPlan &L = loadPlanOnce(Path);
+  std::string Resolved = resolvePlanPath(Path);
+  if (Resolved.empty()) {
+    Ctx.diagnose(HmPlaceDiag(
+        "HmPlace: plan '" + Path +
+            "' not found in the current directory or any directory above it "
+            "(relative plans are looked up upwards, so that recursive make "
+            "finds the plan at the top of the tree; or give an absolute path)",
+        DS_Error));
+    return PreservedAnalyses::all();
+  }
+  const LoadedPlan &L = loadPlanOnce(Resolved);
   if (!L.P) {
     Ctx.diagnose(HmPlaceDiag("HmPlace: cannot use plan '" + Path +
                                  "' (see the errors above)",
@@ -243,7 +377,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
       if (!F || CB->arg_size() != F->NumArgs)
         continue;
       const DILocation *DL = CB->getDebugLoc().get();
-      if (!DL || DL->getLine() == 0) {
+      if (!hasDebugLocation(DL)) {
         SawCallWithoutLoc = true;
         continue;
       }
@@ -255,7 +389,8 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     }
   if (SawCallWithoutLoc && Sites.empty()) {
     Ctx.diagnose(HmPlaceDiag(
-        "HmPlace: module '" + M.getName() +
+        "HmPlace: module '" +
+            (moduleSource(M).empty() ? M.getName().str() : moduleSource(M)) +
             "' has allocation calls but no debug locations; nothing placed "
             "(compile with -g or -gline-tables-only)",
         DS_Warning));
@@ -278,24 +413,24 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
 
   bool Changed = false;
   SiteDescriptors Descs(M);
+  RemarkFolder Remarks(Ctx);
   for (size_t I = 0; I < Sites.size(); ++I) {
     Site &S = Sites[I];
     const Placement &P = Decisions[I];
-    Function &Fn = *S.CB->getFunction();
-    OptimizationRemarkEmitter ORE(&Fn);
     std::string Key = S.C.Frames.front().str();
     if (P.State == Placement::Conflict) {
-      ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotPlaced", S.CB)
-               << S.F->Source << " at " << Key << " not placed: " << P.Reason);
+      Remarks.add(RemarkFolder::Missed, "NotPlaced", S.CB,
+                  std::string(S.F->Source) + " at " + Key +
+                      " not placed: " + P.Reason);
       continue;
     }
     if (P.State == Placement::Contextual) {
       Value *KindV =
           Descs.kindFor(S.C.Frames.front(), P.Choices, P.fallbackKind(), S.CB);
       CallBase *New = placeCall(S.CB, *S.F, KindV);
-      ORE.emit(OptimizationRemark(DEBUG_TYPE, "PlacedByCaller", New)
-               << "placed " << S.F->Source << " at " << Key
-               << " by its callers (" << P.contextSummary() << ")");
+      Remarks.add(RemarkFolder::Passed, "PlacedByCaller", New,
+                  "placed " + std::string(S.F->Source) + " at " + Key +
+                      " by its callers (" + P.contextSummary() + ")");
       Changed = true;
       continue;
     }
@@ -303,10 +438,10 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
       continue;
     const KindInfo &K = *P.Entry->To.Kind;
     if (K.isHeap()) {
-      ORE.emit(OptimizationRemark(DEBUG_TYPE, "KeptOnHeap", S.CB)
-               << S.F->Source << " at " << Key
-               << " stays on the ordinary heap (plan entry '" << P.Entry->key()
-               << "')");
+      Remarks.add(RemarkFolder::Passed, "KeptOnHeap", S.CB,
+                  std::string(S.F->Source) + " at " + Key +
+                      " stays on the ordinary heap (plan entry '" +
+                      P.Entry->key() + "')");
       continue;
     }
     // A site entry: a constant kind, and no per-entry counting (one store
@@ -315,12 +450,13 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     CallBase *New =
         placeCall(S.CB, *S.F,
                   ConstantInt::get(Type::getInt32Ty(Ctx), runtimeKindIndex(K)));
-    ORE.emit(OptimizationRemark(DEBUG_TYPE, "Placed", New)
-             << "placed " << S.F->Source << " at " << Key << " in " << K.Name
-             << " (plan entry '" << P.Entry->key() << "')");
+    Remarks.add(RemarkFolder::Passed, "Placed", New,
+                "placed " + std::string(S.F->Source) + " at " + Key + " in " +
+                    K.Name + " (plan entry '" + P.Entry->key() + "')");
     Changed = true;
   }
 
+  Remarks.emit();
   Descs.finish();
 
   // Caller frames of call-stack entries: every call here that one names
@@ -333,7 +469,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
         if (!CB || isa<IntrinsicInst>(CB))
           continue;
         const DILocation *DL = CB->getDebugLoc().get();
-        if (!DL || DL->getLine() == 0)
+        if (!hasDebugLocation(DL))
           continue;
         CallContext C = contextOf(DL);
         if (!Matcher.isNoted(C))
@@ -359,23 +495,38 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     }
   }
 
-  // Plan entries that name nothing in this module: normal for a plan of a
-  // whole program, so only a remark, reported on the module's first
-  // function.
-  Function *First = nullptr;
-  for (Function &Fn : M)
-    if (!Fn.isDeclaration()) {
-      First = &Fn;
-      break;
-    }
-  if (First) {
-    OptimizationRemarkEmitter ORE(First);
+  // Which entries this module matched, for `hmplan summary`: an entry that
+  // names nothing here is normal for a whole-program plan, so the verdict
+  // waits for the whole build (BuildRecord.h) instead of a line per module.
+  if (!getenv("HMPLACE_NO_RECORD")) {
+    BuildRecord R;
+    R.PlanHash = L.Hash;
+    R.Module = moduleSource(M);
+    std::set<std::string> Files;
+    for (const Site &S : Sites)
+      for (const SourcePos &F : S.C.Frames)
+        Files.insert(F.File);
+    for (Function &Fn : M)
+      if (const DISubprogram *SP = Fn.getSubprogram())
+        Files.insert(normalizePath(SP->getFilename(), SP->getDirectory()));
+    if (!R.Module.empty())
+      Files.insert(R.Module);
+    R.Files.assign(Files.begin(), Files.end());
+    std::set<const PlanEntry *> Unmatched;
     for (const PlanEntry *E : Matcher.unmatched())
-      ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "UnmatchedEntry",
-                                        First->getSubprogram(),
-                                        &First->getEntryBlock())
-               << "plan entry '" << E->key() << "' (" << L.D->describe(E->Loc)
-               << ") matched nothing in module '" << M.getName() << "'");
+      Unmatched.insert(E);
+    for (size_t I = 0; I < L.P->Entries.size(); ++I)
+      if (!Unmatched.count(&L.P->Entries[I]))
+        R.Matched.insert(I);
+    if (!R.Module.empty()) {
+      std::string Err = writeRecord(Resolved, R);
+      if (!Err.empty())
+        Ctx.diagnose(HmPlaceDiag("HmPlace: cannot record what module '" +
+                                     R.Module + "' matched (" + Err +
+                                     "); `hmplan summary` will not count it "
+                                     "(HMPLACE_NO_RECORD=1 turns records off)",
+                                 DS_Warning));
+    }
   }
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

@@ -70,6 +70,19 @@ static const IRAllocFn NewFns[] = {
      "operator new[](align_val_t, nothrow)"},
 };
 
+// flang-new-19 lowers every ALLOCATE but the plain `ALLOCATE(a(n))` of an
+// intrinsic-type allocatable to these (STAT=, ERRMSG=, SOURCE=, MOLD= (bounds
+// set by ApplyMold, then Allocate), POINTER arrays, derived types, scalars);
+// the array is malloc'ed inside the runtime library.
+static const IRAllocFn FortranFns[] = {
+    {"_FortranAAllocatableAllocate", nullptr, 0, 5, "ALLOCATE", true},
+    {"_FortranAAllocatableAllocateSource", nullptr, 0, 6, "ALLOCATE(SOURCE=)",
+     true},
+    {"_FortranAPointerAllocate", nullptr, 0, 5, "ALLOCATE of a POINTER", true},
+    {"_FortranAPointerAllocateSource", nullptr, 0, 6,
+     "ALLOCATE(SOURCE=) of a POINTER", true},
+};
+
 const IRAllocFn *findIRAllocFn(StringRef Name) {
   static const std::vector<IRAllocFn> All = [] {
     std::vector<IRAllocFn> V;
@@ -77,6 +90,7 @@ const IRAllocFn *findIRAllocFn(StringRef Name) {
       if (F.allocates())
         V.push_back({F.Name, F.Placed, 0, F.NumArgs, F.Name});
     V.insert(V.end(), std::begin(NewFns), std::end(NewFns));
+    V.insert(V.end(), std::begin(FortranFns), std::end(FortranFns));
     return V;
   }();
   for (const IRAllocFn &F : All)

@@ -48,6 +48,11 @@ struct IRAllocFn {
   unsigned KindArg;   ///< where the kind goes in the new argument list
   unsigned NumArgs;   ///< arguments of the original
   const char *Source; ///< what a person calls it: malloc, operator new[]
+  /// A Fortran runtime entry point that allocates inside flang's runtime
+  /// library (ALLOCATE with STAT=, SOURCE=, of POINTERs, ...): not replaced
+  /// (Placed is null) but bracketed by hmplace_scope_enter(kind) /
+  /// hmplace_scope_exit(), see runtime/scope.c.
+  bool Scoped = false;
 };
 
 /// The IR allocation function named \p Name, or nullptr. free, realloc's

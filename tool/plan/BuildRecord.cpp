@@ -1,0 +1,170 @@
+//===- BuildRecord.cpp - what each compile matched, summarised for a build ===//
+//
+// The record format is line-oriented text, so that a user can read it:
+//   hmplace-record 1
+//   plan <hex hash>
+//   module <path>
+//   file <path>        (one per source file)
+//   matched <index>    (one per plan entry matched, plan order)
+//
+//===----------------------------------------------------------------------===//
+#include "plan/BuildRecord.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+
+#include <map>
+
+using namespace llvm;
+
+namespace hmplace {
+
+uint64_t planHash(StringRef PlanPath) {
+  auto Buf = MemoryBuffer::getFile(PlanPath);
+  if (!Buf)
+    return 0;
+  return xxh3_64bits(arrayRefFromStringRef((*Buf)->getBuffer()));
+}
+
+std::string recordDir(StringRef PlanPath) {
+  SmallString<256> P(PlanPath);
+  sys::fs::make_absolute(P);
+  return (P + ".records").str();
+}
+
+std::string writeRecord(StringRef PlanPath, const BuildRecord &R) {
+  std::string Dir = recordDir(PlanPath);
+  if (std::error_code EC = sys::fs::create_directories(Dir))
+    return "cannot create " + Dir + ": " + EC.message();
+  // One record per module source: its name is a hash of the source path.
+  SmallString<256> Final(Dir);
+  sys::path::append(Final, utohexstr(xxh3_64bits(R.Module), true) + ".rec");
+  int FD;
+  SmallString<256> Tmp;
+  if (std::error_code EC =
+          sys::fs::createUniqueFile(Final + ".%%%%%%.tmp", FD, Tmp))
+    return "cannot write in " + Dir + ": " + EC.message();
+  {
+    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << "hmplace-record 1\nplan " << utohexstr(R.PlanHash, true)
+       << "\nmodule " << R.Module << "\n";
+    for (const std::string &F : R.Files)
+      OS << "file " << F << "\n";
+    for (unsigned I : R.Matched)
+      OS << "matched " << I << "\n";
+    if (OS.has_error()) {
+      OS.clear_error();
+      sys::fs::remove(Tmp);
+      return "cannot write " + Tmp.str().str();
+    }
+  }
+  if (std::error_code EC = sys::fs::rename(Tmp, Final)) {
+    sys::fs::remove(Tmp);
+    return "cannot rename " + Tmp.str().str() + ": " + EC.message();
+  }
+  return "";
+}
+
+static bool readRecord(StringRef Path, BuildRecord &R) {
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return false;
+  SmallVector<StringRef, 64> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n', -1, false);
+  if (Lines.empty() || Lines[0] != "hmplace-record 1")
+    return false;
+  for (StringRef L : ArrayRef(Lines).drop_front()) {
+    auto [Key, Val] = L.split(' ');
+    unsigned N;
+    if (Key == "plan") {
+      if (Val.getAsInteger(16, R.PlanHash))
+        return false;
+    } else if (Key == "module") {
+      R.Module = Val.str();
+    } else if (Key == "file") {
+      R.Files.push_back(Val.str());
+    } else if (Key == "matched" && !Val.getAsInteger(10, N)) {
+      R.Matched.insert(N);
+    }
+  }
+  return true;
+}
+
+unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
+                        raw_ostream &OS) {
+  uint64_t Hash = planHash(PlanPath);
+  std::string Dir = recordDir(PlanPath);
+  std::set<unsigned> Matched;
+  std::multimap<std::string, std::string> FilesByName;
+  unsigned Records = 0, Other = 0;
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    if (!StringRef(It->path()).ends_with(".rec"))
+      continue;
+    BuildRecord R;
+    if (!readRecord(It->path(), R))
+      continue;
+    if (R.PlanHash != Hash) {
+      ++Other; // built with an earlier version of the plan
+      continue;
+    }
+    ++Records;
+    Matched.insert(R.Matched.begin(), R.Matched.end());
+    for (std::string &F : R.Files) {
+      std::string Name = sys::path::filename(F).str();
+      FilesByName.emplace(P.IgnoreCase ? StringRef(Name).lower() : Name,
+                          std::move(F));
+    }
+  }
+  if (Records == 0) {
+    D.report(P.Path, Severity::Warning,
+             "no module was compiled with this plan" +
+                 Twine(Other ? " (records of " + Twine(Other) +
+                                   " modules are from another version of it)"
+                             : "") +
+                 "; build with HmPlace.so and HMPLACE_PLAN first");
+    return 0;
+  }
+  unsigned Stale = 0, Unexamined = 0;
+  for (size_t I = 0; I < P.Entries.size(); ++I) {
+    if (Matched.count(I))
+      continue;
+    const PlanEntry &E = P.Entries[I];
+    const Frame &F = E.Frames.front();
+    bool Seen = false;
+    if (F.Kind == Frame::Form::Source) {
+      std::string Name = sys::path::filename(F.File).str();
+      auto [B, End] = FilesByName.equal_range(
+          P.IgnoreCase ? StringRef(Name).lower() : Name);
+      for (auto It = B; It != End && !Seen; ++It)
+        Seen = matchPath(F.File, It->second, P.PlanDir, "", P.IgnoreCase) !=
+               PathMatch::None;
+    }
+    if (Seen) {
+      ++Stale;
+      D.report(E.KeyLoc, Severity::Warning,
+               "plan entry '" + E.key() +
+                   "' matched nothing in the whole build (stale plan?)");
+    } else {
+      ++Unexamined;
+      D.report(E.KeyLoc, Severity::Warning,
+               "plan entry '" + E.key() +
+                   "' placed nothing: no module of the build was compiled "
+                   "from " +
+                   (F.Kind == Frame::Form::Source ? F.File : F.str()));
+    }
+  }
+  OS << "hmplan: " << Records << " modules compiled with this plan";
+  if (Other)
+    OS << " (" << Other << " records of other plan versions ignored)";
+  OS << "; " << Matched.size() << " of " << P.Entries.size()
+     << " entries matched, " << Stale << " stale, " << Unexamined
+     << " for files not built\n";
+  return Records;
+}
+
+} // namespace hmplace

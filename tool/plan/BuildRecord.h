@@ -1,0 +1,53 @@
+//===- BuildRecord.h - what each compile matched, summarised for a build -*- C++
+//-*-===//
+///
+/// \file
+/// A plan names sites all over a program; HmPlace.so sees one module at a
+/// time, so only the whole build can tell which entries placed nothing. Each
+/// compile writes a small record beside the plan (`<plan>.records/`): the
+/// plan's content hash, the source files the module was built from and the
+/// entries it matched. `hmplan summary plan.yaml` reads them all and reports,
+/// once per entry, the ones that matched nothing anywhere, and why.
+///
+/// Records are written through a temporary file and a rename, so parallel
+/// compiles (make -j) never see half a record; one file per module source,
+/// so rebuilding a file replaces its record.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_PLAN_BUILDRECORD_H
+#define HMPLACE_PLAN_BUILDRECORD_H
+
+#include "plan/Diag.h"
+#include "plan/Plan.h"
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace hmplace {
+
+struct BuildRecord {
+  uint64_t PlanHash = 0;
+  std::string Module;             ///< the module's main source file
+  std::vector<std::string> Files; ///< every source file it was built from
+  std::set<unsigned> Matched;     ///< plan entry indices it matched
+};
+
+/// Content hash of a plan file (which records belong to which plan).
+uint64_t planHash(llvm::StringRef PlanPath);
+/// The directory records of \p PlanPath go to.
+std::string recordDir(llvm::StringRef PlanPath);
+/// Write \p R for the plan at \p PlanPath. Returns an error message, or "".
+std::string writeRecord(llvm::StringRef PlanPath, const BuildRecord &R);
+
+/// Report, once per entry of \p P (read from \p PlanPath), those that
+/// matched nothing in any recorded module of this plan: stale, or never
+/// examined because no module was built from its file. Returns the number of
+/// records read (0: nothing was built with the plan yet, also reported).
+unsigned summarizeBuild(const Plan &P, llvm::StringRef PlanPath, DiagEngine &D,
+                        llvm::raw_ostream &OS);
+
+} // namespace hmplace
+
+#endif
