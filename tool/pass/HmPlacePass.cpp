@@ -39,6 +39,7 @@
 #include "plan/Plan.h"
 
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -274,6 +275,17 @@ static void listSites(Module &M, const std::vector<SiteT> &Sites) {
   }
 }
 
+/// Whether \p M was compiled from Fortran (flang-new).
+static bool isFortran(const Module &M) {
+  for (const DICompileUnit *CU : M.debug_compile_units()) {
+    unsigned L = CU->getSourceLanguage();
+    return L == dwarf::DW_LANG_Fortran77 || L == dwarf::DW_LANG_Fortran90 ||
+           L == dwarf::DW_LANG_Fortran95 || L == dwarf::DW_LANG_Fortran03 ||
+           L == dwarf::DW_LANG_Fortran08;
+  }
+  return false;
+}
+
 /// One remark per site: a site in a template, or in a function inlined in
 /// several places, is several calls with one key and one decision; their
 /// remarks are folded into one, with the count.
@@ -301,10 +313,21 @@ public:
       if (I.N > 1)
         Msg += " [" + std::to_string(I.N) +
                " calls: template instances or inlined copies]";
+      // flang 19 prints a remark's location as the directory of its path
+      // with the root cut off (TextDiagnosticPrinter::printLocForRemarks
+      // applies sys::path::relative_path), so "/src/a.f90" shows as
+      // "src/a.f90". For Fortran the remark goes without a location: the
+      // message names the site's full path itself ("at /src/a.f90:7:3").
+      bool Located = !isFortran(*I.At->getModule());
+      DiagnosticLocation Loc = Located ? DiagnosticLocation(I.At->getDebugLoc())
+                                       : DiagnosticLocation();
       if (I.K == Passed)
-        ORE.emit(OptimizationRemark(DEBUG_TYPE, I.Name, I.At) << Msg);
+        ORE.emit(OptimizationRemark(DEBUG_TYPE, I.Name, Loc, I.At->getParent())
+                 << Msg);
       else
-        ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, I.Name, I.At) << Msg);
+        ORE.emit(
+            OptimizationRemarkMissed(DEBUG_TYPE, I.Name, Loc, I.At->getParent())
+            << Msg);
     }
   }
 
