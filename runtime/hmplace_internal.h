@@ -89,11 +89,6 @@ int hm_slot_info(int i, int *kind, char *policy, size_t n, uint64_t *threads,
 void hm_warn(const char *fmt, ...) HM_HIDDEN
     __attribute__((format(printf, 1, 2)));
 
-/* scope.c: open scopes in all threads (malloc's fast test), and the block
- * for the calling thread's open scope, or 0 if it has none (any more). */
-extern _Atomic int hm_scopes_open HM_HIDDEN;
-void *hm_scope_malloc(size_t n) HM_HIDDEN;
-
 /* hmplace_free without the exported symbol's interposable call: the replaced
  * free() calls this directly. */
 void hm_free(void *p) __attribute__((visibility("hidden")));

@@ -5,11 +5,11 @@
  * reallocarray and malloc_usable_size resolve here before glibc, so a placed
  * block freed by code that was never rewritten (another file, a library) is
  * returned to its kind, and everything else goes on to the next allocator.
- * malloc is replaced only to serve an open allocation scope (scope.c: the
- * array flang's runtime allocates for a planned ALLOCATE); otherwise it is
- * one load, a predicted branch and glibc's malloc. calloc is not replaced.
- * reallocarray is here because glibc's calls its internal realloc directly,
- * which would crash on a placed block.
+ * malloc/calloc are not replaced: unplanned allocation stays exactly as fast
+ * as before (libhmplace-fortran.so, scope.c, replaces malloc for programs
+ * whose Fortran ALLOCATEs are placed inside flang's runtime). reallocarray
+ * is here because glibc's calls its internal realloc directly, which would
+ * crash on a placed block.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "hmplace.h"
@@ -17,18 +17,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-
-extern void *__libc_malloc(size_t);
-
-void *malloc(size_t n) {
-  if (__builtin_expect(
-          atomic_load_explicit(&hm_scopes_open, memory_order_relaxed) != 0, 0)) {
-    void *p = hm_scope_malloc(n);
-    if (p)
-      return p;
-  }
-  return __libc_malloc(n);
-}
 
 void *realloc(void *p, size_t n) { return hmplace_realloc(p, n); }
 

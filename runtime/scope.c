@@ -19,43 +19,43 @@
  * when a POINTER is deallocated. DEALLOCATE and automatic deallocation call
  * free, which libhmplace.so dispatches by address.
  *
- * Only libhmplace.so's malloc (interpose.c) honours a scope; malloc pays one
- * load of hm_scopes_open and a predicted branch while no scope is open.
+ * This file is a library of its own, libhmplace-fortran.so, because serving
+ * a scope means replacing malloc, and every malloc of the process then pays
+ * a load and a predicted branch (about 2-3% of a malloc+free pair,
+ * scripts/bench): programs without planned runtime allocations (C, C++)
+ * link only libhmplace.so and keep glibc's malloc as it is. The pass emits
+ * hmplace_scope_enter only where it placed such a call, and this is the only
+ * library that defines it: a program that needs it and does not link it
+ * fails to link, naming the symbol, instead of placing nothing.
  *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
 #include "hmplace.h"
-#include "hmplace_internal.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 
-_Atomic int hm_scopes_open;
+extern void *__libc_malloc(size_t);
+
+/* Open scopes in all threads: malloc's one test while none is open. */
+static _Atomic int ScopesOpen;
 static __thread int ScopeKind __attribute__((tls_model("initial-exec"))) = -1;
 
 void hmplace_scope_enter(enum hmplace_kind k) {
-#if !HMPLACE_INTERPOSE
-  static _Atomic int Warned;
-  if (!atomic_exchange(&Warned, 1))
-    hm_warn("Fortran ALLOCATE placement needs libhmplace.so (it replaces "
-            "malloc while flang's runtime allocates); with libhmplace-core.a "
-            "those arrays stay on the heap");
-  (void)k;
-#else
   if ((unsigned)k >= HMPLACE_KIND_COUNT)
     return; /* the heap: nothing to do */
   ScopeKind = (int)k;
-  atomic_fetch_add_explicit(&hm_scopes_open, 1, memory_order_relaxed);
-#endif
+  atomic_fetch_add_explicit(&ScopesOpen, 1, memory_order_relaxed);
 }
 
 void hmplace_scope_exit(void) {
-#if HMPLACE_INTERPOSE
   if (ScopeKind >= 0 || ScopeKind == -2) {
     ScopeKind = -1;
-    atomic_fetch_sub_explicit(&hm_scopes_open, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&ScopesOpen, 1, memory_order_relaxed);
   }
-#endif
 }
 
-void *hm_scope_malloc(size_t n) {
+/* The block for the calling thread's open scope, or 0 if it has none. */
+static void *scope_malloc(size_t n) {
   int k = ScopeKind;
   if (k < 0)
     return 0;
@@ -64,4 +64,14 @@ void *hm_scope_malloc(size_t n) {
    * (and the runtime's later ones) go to the heap. */
   ScopeKind = -2;
   return hmplace_malloc((enum hmplace_kind)k, n ? n : 1);
+}
+
+void *malloc(size_t n) {
+  if (__builtin_expect(
+          atomic_load_explicit(&ScopesOpen, memory_order_relaxed) != 0, 0)) {
+    void *p = scope_malloc(n);
+    if (p)
+      return p;
+  }
+  return __libc_malloc(n);
 }

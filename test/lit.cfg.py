@@ -47,6 +47,9 @@ config.substitutions.append(("%hmplace_cflags", "-I" + rt_inc + " -g"))
 # Default: the shared runtime with process-wide free/delete replacement.
 config.substitutions.append(
     ("%hmplace_lib", "-L%s -Wl,-rpath,%s -lhmplace %s" % (libdir, libdir, rt_deps)))
+# Fortran programs whose ALLOCATEs are placed inside flang's runtime.
+config.substitutions.append(
+    ("%hmplace_fortran_lib", "-L%s -Wl,-rpath,%s -lhmplace-fortran -lhmplace %s" % (libdir, libdir, rt_deps)))
 # Without interposition.
 config.substitutions.append(
     ("%hmplace_core_lib", "%s/libhmplace-core.a %s" % (libdir, rt_deps)))

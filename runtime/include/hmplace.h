@@ -94,7 +94,8 @@ void hmplace_report(void);
 
 /* The calling thread's next malloc, until hmplace_scope_exit, comes from
  * kind k: HmPlace.so brackets calls into flang's runtime that allocate the
- * array of a planned ALLOCATE. Needs libhmplace.so (it replaces malloc). */
+ * array of a planned ALLOCATE. In libhmplace-fortran.so (it replaces malloc),
+ * which such programs link before libhmplace.so. */
 void hmplace_scope_enter(enum hmplace_kind k);
 void hmplace_scope_exit(void);
 
