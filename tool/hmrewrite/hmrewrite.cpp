@@ -137,10 +137,19 @@ int main(int argc, const char **argv) {
   // of paths relative to one command's directory cannot answer for another's.
   std::vector<std::string> Sources =
       uniqueSourcePaths(Opts->getSourcePathList());
+  std::set<std::string> NoCommand;
   for (size_t I = 0; I < Sources.size(); ++I) {
     if (Verbose)
       errs() << "[" << I + 1 << "/" << Sources.size() << "] " << Sources[I]
              << "\n";
+    if (Commands.getCompileCommands(Sources[I]).empty()) {
+      D.report(Sources[I], Severity::Error,
+               "no compile command for this file in the compile database; "
+               "not rewritten");
+      S.markFailed(Sources[I]);
+      NoCommand.insert(Sources[I]);
+      continue;
+    }
     tooling::ClangTool Tool(Commands, {Sources[I]});
     Tool.setPrintErrorMessage(false);
     // Rewritten sources include <hmplace.h>; the project's compile commands
@@ -157,7 +166,8 @@ int main(int argc, const char **argv) {
       S.markFailed(Sources[I]);
   }
   for (const std::string &F : S.failedFiles())
-    D.report(F, Severity::Error, "does not compile; not rewritten");
+    if (!NoCommand.count(F))
+      D.report(F, Severity::Error, "does not compile; not rewritten");
 
   if (ListSites) {
     printSiteList(S, ListKind, ListDepth, outs());
