@@ -7,14 +7,15 @@
 //===----------------------------------------------------------------------===//
 #include "Output.h"
 
-#include <functional>
-
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA1.h"
 #include "llvm/Support/YAMLTraits.h"
+
+#include <functional>
+#include <unistd.h>
 
 using namespace clang;
 using namespace llvm;
@@ -212,10 +213,16 @@ bool writeInPlace(const RewriteSession &S, DiagEngine &D) {
       [&](const std::string &File, StringRef, StringRef New,
           const tooling::Replacements &) {
         // Write beside the file, then rename over it: readers and a crash see
-        // either the old or the new content, never a mix.
+        // either the old or the new content, never a mix. A symbolic link
+        // (a source shared between mini-apps) is written through: the real
+        // file changes and the link stays a link.
+        SmallString<256> Real;
+        std::string Target = File;
+        if (!sys::fs::real_path(File, Real))
+          Target = Real.str().str();
         SmallString<256> Tmp;
         int FD;
-        std::string Model = File + ".hmrewrite-%%%%%%";
+        std::string Model = Target + ".hmrewrite-%%%%%%";
         if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Tmp)) {
           D.report(File, Severity::Error, "cannot write: " + EC.message());
           return false;
@@ -232,9 +239,14 @@ bool writeInPlace(const RewriteSession &S, DiagEngine &D) {
             return false;
           }
         }
-        if (auto Perm = sys::fs::getPermissions(File))
+        if (auto Perm = sys::fs::getPermissions(Target))
           sys::fs::setPermissions(Tmp, *Perm);
-        if (std::error_code EC = sys::fs::rename(Tmp, File)) {
+        // Ownership too, where we may (root rewriting a user's tree).
+        sys::fs::file_status St;
+        if (!sys::fs::status(Target, St) &&
+            (St.getUser() != ::geteuid() || St.getGroup() != ::getegid()))
+          (void)::chown(Tmp.c_str(), St.getUser(), St.getGroup());
+        if (std::error_code EC = sys::fs::rename(Tmp, Target)) {
           D.report(File, Severity::Error, "cannot replace: " + EC.message());
           sys::fs::remove(Tmp);
           return false;

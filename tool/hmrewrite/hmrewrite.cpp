@@ -78,7 +78,9 @@ HMPLACE_HBW, n), ...); every free and unplanned realloc becomes
 hmplace_free/hmplace_realloc. Link the result with -lhmplace.
 )");
 
-/// The files to parse, absolute, each once however often it was named.
+/// The files to parse, absolute, each once however often it was named: two
+/// paths to one file (a symbolic link and its target, `a/../b.c` and `b.c`)
+/// are one file, parsed under the first name given.
 static std::vector<std::string>
 uniqueSourcePaths(const std::vector<std::string> &Paths) {
   std::vector<std::string> Out;
@@ -87,7 +89,9 @@ uniqueSourcePaths(const std::vector<std::string> &Paths) {
   sys::fs::current_path(CWD);
   for (const std::string &P : Paths) {
     std::string Abs = normalizePath(P, CWD);
-    if (Seen.insert(Abs).second)
+    SmallString<256> Real;
+    std::string Id = sys::fs::real_path(Abs, Real) ? Abs : Real.str().str();
+    if (Seen.insert(Id).second)
       Out.push_back(Abs);
   }
   return Out;
