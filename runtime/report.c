@@ -5,7 +5,8 @@
  * NUMA nodes of the placed blocks' pages (move_pages): of the blocks still
  * live at exit, and of every block freed during the run, sampled just before
  * its free (so a program that frees everything still shows where its data
- * was). Pages never touched are counted apart. HMPLACE_REPORT=json:PATH writes
+ * was). Pages never touched are counted apart, and pages whose node nobody
+ * would name (unknown). HMPLACE_REPORT=json:PATH writes
  *the same as JSON. Tracking live blocks costs a mutex per placed allocation and
  *free, so it is only on when a report is requested.
  *===----------------------------------------------------------------------===*/
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 int hm_parse_size(const char *s, uint64_t *out) {
@@ -140,8 +142,9 @@ void hm_track_alloc_slow(void *p, size_t n) {
  * lived, for programs that free everything before exit. */
 enum { MAXNODES = 64 };
 static uint64_t FreedPages[HMPLACE_KIND_COUNT][MAXNODES];
+static uint64_t FreedUnknown[HMPLACE_KIND_COUNT];
 static void count_pages(void *p, size_t n, uint64_t *by_node,
-                        uint64_t *untouched);
+                        uint64_t *untouched, uint64_t *unknown);
 
 void hm_track_free_slow(void *p, int sample) {
   pthread_mutex_lock(&TrackLock);
@@ -154,7 +157,7 @@ void hm_track_free_slow(void *p, int sample) {
     int k = hmplace_owner(p) - 1;
     uint64_t untouched = 0;
     if (k >= 0 && sample)
-      count_pages(p, b->n, FreedPages[k], &untouched);
+      count_pages(p, b->n, FreedPages[k], &untouched, &FreedUnknown[k]);
   }
   pthread_mutex_unlock(&TrackLock);
   free(b);
@@ -165,11 +168,30 @@ void hm_track_free_slow(void *p, int sample) {
 struct residency {
   uint64_t pages[MAXNODES]; /* by node */
   uint64_t untouched, blocks;
+  uint64_t unknown; /* resident pages whose node nobody would say */
 };
+
+/* Node of a page move_pages would not name: with NUMA balancing on, it
+ * answers -EFAULT for resident pages that the balancer has made
+ * inaccessible for its hinting faults. mincore says whether the page is
+ * resident (get_mempolicy would fault a missing one in); if it is,
+ * get_mempolicy names its node. -1: not resident; -2: unknown. */
+static int node_of_page(void *page, long pagesize) {
+  unsigned char in = 0;
+  if (mincore(page, (size_t)pagesize, &in) != 0)
+    return -2;
+  if (!(in & 1))
+    return -1;
+  int node = -1;
+  if (get_mempolicy(&node, NULL, 0, page, MPOL_F_NODE | MPOL_F_ADDR) != 0 ||
+      node < 0)
+    return -2;
+  return node;
+}
 
 /* Node of every page of [p, p+n) (move_pages without moving). */
 static void count_pages(void *p, size_t n, uint64_t *by_node,
-                        uint64_t *untouched) {
+                        uint64_t *untouched, uint64_t *unknown) {
   long page = sysconf(_SC_PAGESIZE);
   enum { BATCH = 1024 };
   void *pages[BATCH];
@@ -180,13 +202,20 @@ static void count_pages(void *p, size_t n, uint64_t *by_node,
     int cnt = 0;
     for (; cnt < BATCH && a < end; ++cnt, a += (uintptr_t)page)
       pages[cnt] = (void *)a;
-    if (move_pages(0, (unsigned long)cnt, pages, NULL, status, 0) != 0)
+    if (move_pages(0, (unsigned long)cnt, pages, NULL, status, 0) != 0) {
+      *unknown += (uint64_t)cnt;
       continue;
+    }
     for (int i = 0; i < cnt; ++i) {
-      if (status[i] >= 0 && status[i] < MAXNODES)
-        by_node[status[i]]++;
+      int node = status[i];
+      if (node == -EFAULT)
+        node = node_of_page(pages[i], page);
+      if (node >= 0 && node < MAXNODES)
+        by_node[node]++;
+      else if (node == -ENOENT || node == -1)
+        ++*untouched; /* not faulted in: never written */
       else
-        ++*untouched;
+        ++*unknown;
     }
   }
 }
@@ -199,10 +228,11 @@ static void residency_of(int kind, struct residency *r) {
       if (hmplace_owner(b->p) != kind + 1)
         continue;
       ++r->blocks;
-      count_pages(b->p, b->n, r->pages, &r->untouched);
+      count_pages(b->p, b->n, r->pages, &r->untouched, &r->unknown);
     }
   for (int n = 0; n < MAXNODES; ++n)
     r->pages[n] += FreedPages[kind][n];
+  r->unknown += FreedUnknown[kind];
 }
 
 static const char *human(uint64_t b, char *buf, size_t n) {
@@ -285,7 +315,8 @@ static void report_text(FILE *f) {
                "(memkind's operations table not recognised): right for the "
                "first thread that used a kind\n");
   fprintf(f, "hmplace: %-30s %8s %11s %11s %11s %9s  %s\n", "kind", "allocs",
-          "bytes", "peak live", "live", "fallbacks", "pages by node");
+          "requested", "peak usable", "usable now", "fallbacks",
+          "pages by node");
   int any = 0;
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
     struct hmplace_stats s;
@@ -309,7 +340,10 @@ static void report_text(FILE *f) {
     if (r.untouched)
       fprintf(f, "%suntouched:%llu", printed ? " " : "",
               (unsigned long long)r.untouched);
-    else if (!printed)
+    if (r.unknown)
+      fprintf(f, "%sunknown:%llu", (printed || r.untouched) ? " " : "",
+              (unsigned long long)r.unknown);
+    if (!printed && !r.untouched && !r.unknown)
       fputc('-', f);
     fputc('\n', f);
     slots(f, k, 0);
@@ -350,7 +384,8 @@ static void report_json(FILE *f) {
                 (unsigned long long)r.pages[n]);
         pf = 0;
       }
-    fprintf(f, "}, \"untouched_pages\": %llu", (unsigned long long)r.untouched);
+    fprintf(f, "}, \"untouched_pages\": %llu, \"unknown_pages\": %llu",
+            (unsigned long long)r.untouched, (unsigned long long)r.unknown);
     slots(f, k, 1);
     fputc('}', f);
     first = 0;

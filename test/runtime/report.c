@@ -45,7 +45,7 @@ int main(void) {
 }
 // CHECK: expect [[PAGES:[0-9]+]]
 // CHECK-NEXT: hmplace: placement report (pid {{[0-9]+}})
-// CHECK-NEXT: hmplace: kind {{ *}}allocs bytes peak live live fallbacks  pages by node
+// CHECK-NEXT: hmplace: kind {{ *}}allocs requested peak usable usable now fallbacks  pages by node
 // CHECK-NEXT: hmplace: MEMKIND_REGULAR {{ *}}1 64.0 KiB {{.*}} 0  untouched:17
 // CHECK-NEXT: hmplace:   bind 0: 1 thread, CPU node 0
 // CHECK-NEXT: hmplace: MEMKIND_HBW {{ *}}4 4.0 MiB {{ *}}4.{{[0-9]}} MiB {{ *}}2.{{[0-9]}} MiB {{ *}}0  node0:[[PAGES]]
