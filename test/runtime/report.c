@@ -38,7 +38,9 @@ int main(void) {
   fflush(stdout); /* before the report, which atexit prints */
   hmplace_free(p[2]);
   hmplace_free(q);
-  // An untouched placed block: its pages are reported as not present.
+  // An untouched placed block: its pages are reported as not present. 64 KiB
+  // is 16 pages, or 17 when memkind starts the block inside a page (its
+  // large blocks begin at a random offset).
   void *u = hmplace_malloc(HMPLACE_REGULAR, 64 << 10);
   (void)u;
   return 0;
@@ -46,7 +48,7 @@ int main(void) {
 // CHECK: expect [[PAGES:[0-9]+]]
 // CHECK-NEXT: hmplace: placement report (pid {{[0-9]+}})
 // CHECK-NEXT: hmplace: kind {{ *}}allocs requested peak usable usable now fallbacks  pages by node
-// CHECK-NEXT: hmplace: MEMKIND_REGULAR {{ *}}1 64.0 KiB {{.*}} 0  untouched:17
+// CHECK-NEXT: hmplace: MEMKIND_REGULAR {{ *}}1 64.0 KiB {{.*}} 0  untouched:{{1[67]}}{{$}}
 // CHECK-NEXT: hmplace:   bind 0: 1 thread, CPU node 0
 // CHECK-NEXT: hmplace: MEMKIND_HBW {{ *}}4 4.0 MiB {{ *}}4.{{[0-9]}} MiB {{ *}}2.{{[0-9]}} MiB {{ *}}0  node0:[[PAGES]]
 // CHECK-NEXT: hmplace:   bind 0: 1 thread, CPU node 0
