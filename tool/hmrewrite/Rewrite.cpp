@@ -903,6 +903,10 @@ void RewriteSession::insertInclude(const std::string &File,
     size_t NL = Text.find('\n', Pos);
     Pos = NL == StringRef::npos ? Text.size() : NL + 1;
   }
+  // A UTF-8 byte order mark stays the file's first bytes.
+  size_t LineStartAt = 0;
+  if (Pos == 0 && Text.starts_with("\xEF\xBB\xBF"))
+    Pos = LineStartAt = 3;
   size_t AfterIncludes = Pos;
   // Scan forward for a blank line at file scope: outside comments, strings,
   // braces, and not continuing a directive with a backslash.
@@ -963,7 +967,7 @@ void RewriteSession::insertInclude(const std::string &File,
   // Inserted lines end as the file's lines do.
   StringRef EOL = Text.contains("\r\n") ? "\r\n" : "\n";
   StringRef Before =
-      AfterIncludes > 0 && Text[AfterIncludes - 1] != '\n' ? EOL : "";
+      AfterIncludes > LineStartAt && Text[AfterIncludes - 1] != '\n' ? EOL : "";
   addEdit(
       File, AfterIncludes, 0,
       (Before + Line + EOL + "#line " + Twine(Info.LastIncludeLine + 1) + EOL)
