@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BuildCommands.h"
+#include "plan/SiteKey.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -116,13 +117,11 @@ std::optional<WrapperExpansion> askMPIWrapper(StringRef Compiler,
 
 CompileCommand BuildCommands::adjust(CompileCommand C) const {
   if (!C.Filename.empty() && !sys::path::is_absolute(C.Filename)) {
-    SmallString<256> Abs(C.Directory);
-    sys::path::append(Abs, C.Filename);
-    sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    std::string Abs = normalizePath(C.Filename, C.Directory);
     for (std::string &Arg : C.CommandLine)
       if (Arg == C.Filename)
-        Arg = Abs.str().str();
-    C.Filename = Abs.str().str();
+        Arg = Abs;
+    C.Filename = std::move(Abs);
   }
   if (C.CommandLine.empty() || !isMPIWrapper(C.CommandLine[0]))
     return C;

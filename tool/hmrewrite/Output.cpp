@@ -121,8 +121,7 @@ static void diffFile(StringRef File, StringRef Old,
     size_t Begin = Starts[Bl.A], End = LineEnd(Bl.B);
     auto First = NextRep;
     while (NextRep != Reps.end() &&
-           NextRep->getOffset() + NextRep->getLength() <= End &&
-           NextRep->getOffset() <= End)
+           NextRep->getOffset() + NextRep->getLength() <= End)
       ++NextRep;
     Storage = splice(Old.slice(Begin, End), First, NextRep, Begin);
     splitLines(Storage, Out);

@@ -128,8 +128,9 @@ private:
   }
 
   /// Where an edit of the tokens \p B..\p E (the callee, or the `new`
-  /// keyword) would go: their file positions, or why there is none.
-  void locateEdit(CallRecord &R, SourceLocation B, SourceLocation E) {
+  /// keyword) would go: their file positions, or why there is none. Returns
+  /// the file the edit would be in.
+  FileID locateEdit(CallRecord &R, SourceLocation B, SourceLocation E) {
     SourceLocation EditB, EditE;
     if (B.isFileID() && E.isFileID()) {
       EditB = B;
@@ -159,16 +160,15 @@ private:
       R.CalleeLength = offsetOf(EditE) - R.CalleeOffset +
                        Lexer::MeasureTokenLength(EditE, SM, Ctx.getLangOpts());
     }
+    return FID;
   }
 
   /// The file offset where text inserted right before the expression at
-  /// \p L would go, if that is in the edited file after the callee.
-  bool argumentOffset(const CallRecord &R, SourceLocation L, unsigned &Off) {
+  /// \p L would go, if that is in \p FID (the edit's file) after the callee.
+  bool argumentOffset(const CallRecord &R, FileID FID, SourceLocation L,
+                      unsigned &Off) {
     SourceLocation AL = insertionLoc(L);
-    if (AL.isInvalid() || !AL.isFileID() || R.EditFile.empty())
-      return false;
-    OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getFileID(AL));
-    if (!FE || Norm(FE->getName()) != R.EditFile ||
+    if (AL.isInvalid() || !AL.isFileID() || SM.getFileID(AL) != FID ||
         offsetOf(AL) < R.CalleeOffset + R.CalleeLength)
       return false;
     Off = offsetOf(AL);
@@ -180,11 +180,11 @@ private:
     if (!R)
       return;
     const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
-    locateEdit(*R, Callee->getBeginLoc(), Callee->getEndLoc());
+    FileID FID = locateEdit(*R, Callee->getBeginLoc(), Callee->getEndLoc());
     // The kind goes before the first argument, in the same context as the
     // callee: a file position, or the same macro argument's spelling.
     if (!Already && R->Edit == CallRecord::Editable) {
-      if (argumentOffset(*R, CE->getArg(0)->getBeginLoc(), R->ArgOffset))
+      if (argumentOffset(*R, FID, CE->getArg(0)->getBeginLoc(), R->ArgOffset))
         R->HaveArgOffset = true;
       else
         R->Edit = CallRecord::InMacroBody;
@@ -256,15 +256,15 @@ public:
                           : std::nullopt;
       Kw = T ? T->getLocation() : SourceLocation();
     }
-    if (Kw.isInvalid()) {
+    FileID FID;
+    if (Kw.isInvalid())
       R->Edit = CallRecord::InMacroBody;
-    } else {
-      locateEdit(*R, Kw, Kw);
-    }
+    else
+      FID = locateEdit(*R, Kw, Kw);
     if (!Already && R->Edit == CallRecord::Editable) {
       if (Nothrow) {
         R->NewInParens = argumentOffset(
-            *R, NE->getPlacementArg(0)->getBeginLoc(), R->NewOffset);
+            *R, FID, NE->getPlacementArg(0)->getBeginLoc(), R->NewOffset);
         if (!R->NewInParens)
           R->Edit = CallRecord::InMacroBody;
       } else {
@@ -819,14 +819,11 @@ bool RewriteSession::finish() {
       ++NumPlaced;
       if (Remarks)
         D.report(C.Key.str(), Severity::Remark,
-                 Contextual
-                     ? (Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
-                        " by its callers (" + P->contextSummary() + ")")
-                           .str()
-                     : (Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
-                        " in " + K.Name + " (plan entry '" + P->Entry->key() +
-                        "')")
-                           .str());
+                 Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
+                     (Contextual
+                          ? " by its callers (" + P->contextSummary() + ")"
+                          : std::string(" in ") + K.Name + " (plan entry '" +
+                                P->Entry->key() + "')"));
       continue;
     }
     if (Wanted && C.AlreadyPlaced)

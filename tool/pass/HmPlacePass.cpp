@@ -115,7 +115,6 @@ std::string resolvePlanPath(StringRef Path) {
 struct LoadedPlan {
   std::unique_ptr<DiagEngine> D; ///< keeps the plan's locations printable
   std::unique_ptr<Plan> P;       ///< null if the plan could not be read
-  uint64_t Hash = 0;             ///< planHash(), for build records
 };
 
 const LoadedPlan &loadPlanOnce(const std::string &Path) {
@@ -127,7 +126,6 @@ const LoadedPlan &loadPlanOnce(const std::string &Path) {
     L = std::make_unique<LoadedPlan>();
     L->D = std::make_unique<DiagEngine>(errs());
     L->P = loadPlan(Path, *L->D); // null after reporting any error
-    L->Hash = planHash(Path);
   }
   return *L;
 }
@@ -144,6 +142,12 @@ std::string moduleSource(const Module &M) {
   SmallString<256> Abs(Src);
   sys::fs::make_absolute(Abs);
   return normalizePath(Abs, "");
+}
+
+/// How messages name the module: its source file, else LLVM's module name.
+std::string moduleLabel(const Module &M) {
+  std::string Src = moduleSource(M);
+  return Src.empty() ? M.getName().str() : Src;
 }
 
 /// Whether \p DL is a debug location the user asked for. Without -g, clang
@@ -296,7 +300,6 @@ public:
   explicit RemarkFolder(LLVMContext &Ctx)
       : Wanted(Ctx.getLLVMRemarkStreamer() ||
                Ctx.getDiagHandlerPtr()->isAnyRemarkEnabled(DEBUG_TYPE)) {}
-  bool wanted() const { return Wanted; }
   void add(Kind K, const char *Name, Instruction *At, std::string Msg) {
     if (!Wanted)
       return;
@@ -412,8 +415,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     }
   if (SawCallWithoutLoc && Sites.empty()) {
     Ctx.diagnose(HmPlaceDiag(
-        "HmPlace: module '" +
-            (moduleSource(M).empty() ? M.getName().str() : moduleSource(M)) +
+        "HmPlace: module '" + moduleLabel(M) +
             "' has allocation calls but no debug locations; nothing placed "
             "(compile with -g or -gline-tables-only)",
         DS_Warning));
@@ -523,7 +525,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
   // waits for the whole build (BuildRecord.h) instead of a line per module.
   if (!getenv("HMPLACE_NO_RECORD")) {
     BuildRecord R;
-    R.PlanHash = L.Hash;
+    R.PlanHash = L.P->ContentHash;
     R.Module = moduleSource(M);
     std::set<std::string> Files;
     for (const Site &S : Sites)

@@ -16,18 +16,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
 
-#include <map>
-
 using namespace llvm;
 
 namespace hmplace {
-
-uint64_t planHash(StringRef PlanPath) {
-  auto Buf = MemoryBuffer::getFile(PlanPath);
-  if (!Buf)
-    return 0;
-  return xxh3_64bits(arrayRefFromStringRef((*Buf)->getBuffer()));
-}
 
 std::string recordDir(StringRef PlanPath) {
   SmallString<256> P(PlanPath);
@@ -95,10 +86,10 @@ static bool readRecord(StringRef Path, BuildRecord &R) {
 
 unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
                         raw_ostream &OS) {
-  uint64_t Hash = planHash(PlanPath);
+  uint64_t Hash = P.ContentHash;
   std::string Dir = recordDir(PlanPath);
   std::set<unsigned> Matched;
-  std::multimap<std::string, std::string> FilesByName;
+  FileSet Built(P.IgnoreCase);
   unsigned Records = 0, Other = 0;
   std::error_code EC;
   for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
@@ -114,11 +105,8 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
     }
     ++Records;
     Matched.insert(R.Matched.begin(), R.Matched.end());
-    for (std::string &F : R.Files) {
-      std::string Name = sys::path::filename(F).str();
-      FilesByName.emplace(P.IgnoreCase ? StringRef(Name).lower() : Name,
-                          std::move(F));
-    }
+    for (std::string &F : R.Files)
+      Built.add(std::move(F));
   }
   if (Records == 0) {
     D.report(P.Path, Severity::Warning,
@@ -135,15 +123,8 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
       continue;
     const PlanEntry &E = P.Entries[I];
     const Frame &F = E.Frames.front();
-    bool Seen = false;
-    if (F.Kind == Frame::Form::Source) {
-      std::string Name = sys::path::filename(F.File).str();
-      auto [B, End] = FilesByName.equal_range(
-          P.IgnoreCase ? StringRef(Name).lower() : Name);
-      for (auto It = B; It != End && !Seen; ++It)
-        Seen = matchPath(F.File, It->second, P.PlanDir, "", P.IgnoreCase) !=
-               PathMatch::None;
-    }
+    bool Seen =
+        F.Kind == Frame::Form::Source && Built.namedBy(F.File, P.PlanDir);
     if (Seen) {
       ++Stale;
       D.report(E.KeyLoc, Severity::Warning,

@@ -28,14 +28,12 @@
 namespace hmplace {
 
 struct BuildRecord {
-  uint64_t PlanHash = 0;
+  uint64_t PlanHash = 0;          ///< Plan::ContentHash
   std::string Module;             ///< the module's main source file
   std::vector<std::string> Files; ///< every source file it was built from
   std::set<unsigned> Matched;     ///< plan entry indices it matched
 };
 
-/// Content hash of a plan file (which records belong to which plan).
-uint64_t planHash(llvm::StringRef PlanPath);
 /// The directory records of \p PlanPath go to.
 std::string recordDir(llvm::StringRef PlanPath);
 /// Write \p R for the plan at \p PlanPath. Returns an error message, or "".

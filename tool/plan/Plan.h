@@ -73,6 +73,9 @@ public:
   PlanFormat Format = PlanFormat::Yaml;
   std::string Path;    ///< the file as named by the user
   std::string PlanDir; ///< absolute directory of the plan file
+  /// Hash of the file's bytes: which build records belong to this plan
+  /// (BuildRecord.h).
+  uint64_t ContentHash = 0;
   bool IgnoreCase = false;
   std::string Note; ///< informational
   std::map<std::string, std::unique_ptr<Tier>> Tiers;

@@ -15,6 +15,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -700,6 +701,7 @@ std::unique_ptr<Plan> parsePlan(std::unique_ptr<MemoryBuffer> Buf,
       P->PlanDir = normalizePath(P->PlanDir, Cwd);
   }
   StringRef Text = Buf->getBuffer();
+  P->ContentHash = xxh3_64bits(arrayRefFromStringRef(Text));
   P->Format = Force ? *Force : detect(P->Path, Text);
   unsigned ID = D.addBuffer(std::move(Buf));
   if (Text.trim().empty()) {

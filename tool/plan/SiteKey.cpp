@@ -165,4 +165,23 @@ PathMatch matchPath(StringRef PlanPath, StringRef File, StringRef PlanDir,
   return PathMatch::Suffix;
 }
 
+std::string FileSet::key(StringRef Path) const {
+  StringRef Name = sys::path::filename(Path);
+  return IgnoreCase ? Name.lower() : Name.str();
+}
+
+void FileSet::add(std::string File) {
+  std::string K = key(File);
+  ByName.emplace(std::move(K), std::move(File));
+}
+
+bool FileSet::namedBy(StringRef PlanPath, StringRef PlanDir) const {
+  auto [B, E] = ByName.equal_range(key(PlanPath));
+  for (auto It = B; It != E; ++It)
+    if (matchPath(PlanPath, It->second, PlanDir, "", IgnoreCase) !=
+        PathMatch::None)
+      return true;
+  return false;
+}
+
 } // namespace hmplace

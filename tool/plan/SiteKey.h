@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -89,7 +90,6 @@ class PathNormalizer {
 public:
   explicit PathNormalizer(llvm::StringRef BaseDir) : Base(BaseDir.str()) {}
   const std::string &operator()(llvm::StringRef Path);
-  const std::string &base() const { return Base; }
 
 private:
   std::string Base;
@@ -118,6 +118,21 @@ enum class PathMatch {
 PathMatch matchPath(llvm::StringRef PlanPath, llvm::StringRef File,
                     llvm::StringRef PlanDir, llvm::StringRef CompileDir,
                     bool IgnoreCase);
+
+/// Source files (absolute paths) that can say whether a plan path names any
+/// of them: matchPath, tried only on the files with the plan path's file
+/// name (plans can have 100k entries).
+class FileSet {
+public:
+  explicit FileSet(bool IgnoreCase) : IgnoreCase(IgnoreCase) {}
+  void add(std::string File);
+  bool namedBy(llvm::StringRef PlanPath, llvm::StringRef PlanDir) const;
+
+private:
+  std::string key(llvm::StringRef Path) const;
+  bool IgnoreCase;
+  std::multimap<std::string, std::string> ByName;
+};
 
 } // namespace hmplace
 

@@ -304,46 +304,26 @@ void SiteMatcher::reportUnnoted(DiagEngine &D) const {
   }
 }
 
-/// The files of \p Files that plan path \p PlanPath may name, found through
-/// an index by file name (plans can have 100k entries).
-static bool namesAny(const Plan &P, llvm::StringRef PlanPath,
-                     const std::multimap<std::string, std::string> &ByName) {
-  std::string Name = sys::path::filename(PlanPath).str();
-  if (P.IgnoreCase)
-    Name = StringRef(Name).lower();
-  auto [B, E] = ByName.equal_range(Name);
-  for (auto It = B; It != E; ++It)
-    if (matchPath(PlanPath, It->second, P.PlanDir, "", P.IgnoreCase) !=
-        PathMatch::None)
-      return true;
-  return false;
-}
-
 void SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
-  std::multimap<std::string, std::string> ReadByName, FailedByName;
-  auto Index = [&](const std::vector<std::string> &Files,
-                   std::multimap<std::string, std::string> &Out) {
-    for (const std::string &F : Files) {
-      std::string Name = sys::path::filename(F).str();
-      Out.emplace(P.IgnoreCase ? StringRef(Name).lower() : Name, F);
-    }
-  };
+  FileSet Read(P.IgnoreCase), Failed(P.IgnoreCase);
   if (C) {
-    Index(C->Read, ReadByName);
-    Index(C->Failed, FailedByName);
+    for (const std::string &F : C->Read)
+      Read.add(F);
+    for (const std::string &F : C->Failed)
+      Failed.add(F);
   }
   unsigned Unexamined = 0;
   for (const PlanEntry *E : unmatched()) {
     const EntryShape &S = shape(*E);
     const Frame &F = E->Frames.front();
     if (C && F.Kind == Frame::Form::Source && S.How != EntryShape::Unusable) {
-      if (namesAny(P, F.File, FailedByName)) {
+      if (Failed.namedBy(F.File, P.PlanDir)) {
         D.report(E->KeyLoc, Severity::Warning,
                  "plan entry '" + E->key() + "' not examined: " + F.File +
                      " did not compile");
         continue;
       }
-      if (!namesAny(P, F.File, ReadByName)) {
+      if (!Read.namedBy(F.File, P.PlanDir)) {
         ++Unexamined;
         if (C->ListUnexamined)
           D.report(E->KeyLoc, Severity::Note,
