@@ -72,9 +72,9 @@ static Expected<std::string> newContent(StringRef File,
 /// Line starts of \p T (a final line without '\n' counts).
 static std::vector<size_t> lineStarts(StringRef T) {
   std::vector<size_t> S{0};
-  for (size_t I = 0; I < T.size(); ++I)
-    if (T[I] == '\n' && I + 1 < T.size())
-      S.push_back(I + 1);
+  for (size_t I = T.find('\n'); I != StringRef::npos && I + 1 < T.size();
+       I = T.find('\n', I + 1))
+    S.push_back(I + 1);
   return S;
 }
 

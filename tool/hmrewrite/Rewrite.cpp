@@ -12,6 +12,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtOpenMP.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -33,8 +34,8 @@ class CallCollector : public RecursiveASTVisitor<CallCollector> {
 public:
   CallCollector(ASTContext &Ctx, StringRef Dir, const RewriteSession &S,
                 std::vector<CallRecord> &Out)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Dir(Dir), Norm(Dir), S(S),
-        Out(Out) {}
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Dir(Dir), IDir(S.intern(Dir)),
+        Norm(Dir), S(S), Out(Out) {}
 
   // Every kind of function (methods, constructors, lambdas' call operators,
   // template instances): TraverseFunctionDecl alone misses the subclasses.
@@ -59,6 +60,61 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
   /// Types hold no calls.
   bool shouldWalkTypesOfTypeLocs() const { return false; }
+
+  /// C without blocks: every call is in a statement tree a plain walk over
+  /// Stmt::children() reaches, at a fraction of RecursiveASTVisitor's cost
+  /// per node (a site-dense file has hundreds of thousands of nodes). What
+  /// children() leaves out is added: the body of a CapturedStmt (OpenMP
+  /// regions), OpenMP clauses, and the written form of an initializer list
+  /// (its semantic form drops initializers a later designator overrides).
+  static bool canWalkPlainly(const LangOptions &LO) {
+    return !LO.CPlusPlus && !LO.ObjC && !LO.Blocks;
+  }
+  void walkPlainly(TranslationUnitDecl *TU) {
+    SmallVector<Stmt *, 64> Stack;
+    for (Decl *D : TU->decls()) {
+      if (D->getLocation().isValid() && SM.isInSystemHeader(D->getLocation()))
+        continue;
+      Stmt *Root = nullptr;
+      CurFn = nullptr;
+      if (auto *FD = dyn_cast<FunctionDecl>(D)) {
+        if (!FD->doesThisDeclarationHaveABody())
+          continue;
+        CurFn = FD;
+        Root = FD->getBody();
+      } else if (auto *VD = dyn_cast<VarDecl>(D)) {
+        Root = VD->getInit();
+      }
+      if (!Root)
+        continue;
+      Stack.push_back(Root);
+      while (!Stack.empty()) {
+        Stmt *S = Stack.pop_back_val();
+        if (auto *CE = dyn_cast<CallExpr>(S)) {
+          VisitCallExpr(CE);
+        } else if (auto *ILE = dyn_cast<InitListExpr>(S)) {
+          if (InitListExpr *Syn = ILE->getSyntacticForm())
+            S = Syn;
+        } else if (auto *CS = dyn_cast<CapturedStmt>(S)) {
+          Stack.push_back(CS->getCapturedStmt());
+        } else if (auto *OD = dyn_cast<OMPExecutableDirective>(S)) {
+          for (OMPClause *C : OD->clauses())
+            if (C)
+              for (Stmt *Ch : C->children())
+                if (Ch)
+                  Stack.push_back(Ch);
+        }
+        // Reversed, so that calls are met in source order, as the
+        // visitor meets them.
+        size_t Mark = Stack.size();
+        for (Stmt *Ch : S->children())
+          if (Ch)
+            Stack.push_back(Ch);
+        std::reverse(Stack.begin() + Mark, Stack.end());
+      }
+    }
+    CurFn = nullptr;
+  }
 
   bool VisitCallExpr(CallExpr *CE) {
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -86,7 +142,7 @@ public:
       recordCaller(CE);
       return true;
     }
-    record(CE, Fn, Already);
+    record(CE, FD, Fn, Already);
     return true;
   }
 
@@ -109,28 +165,71 @@ private:
     return L;
   }
 
-  /// Start a record for an allocation whose expression begins at \p Begin:
-  /// the key is where it begins, at its macro use if written through one, in
-  /// presumed coordinates (#line), exactly as debug info records it.
-  std::optional<CallRecord> start(SourceLocation Begin, const AllocFn *Fn,
-                                  bool Already) {
+  /// Start a record, in place at the end of Out, for an allocation whose
+  /// expression begins at \p Begin: the key is where it begins, at its macro
+  /// use if written through one, in presumed coordinates (#line), exactly as
+  /// debug info records it. Null if it has no position.
+  CallRecord *start(SourceLocation Begin, const AllocFn *Fn, bool Already) {
     PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(Begin));
     if (PL.isInvalid())
-      return std::nullopt;
-    CallRecord R;
+      return nullptr;
+    CallRecord &R = Out.emplace_back();
     R.Fn = Fn;
     R.AlreadyPlaced = Already;
-    R.CompileDir = Dir.str();
+    R.CompileDir = IDir;
     if (CurFn && CurFn->getIdentifier())
       R.Enclosing = CurFn->getName().str();
-    R.Key = makeSourcePos(Norm, PL.getFilename(), PL.getLine(), PL.getColumn());
-    return R;
+    // Presumed file names are the same few strings over and over.
+    if (PL.getFilename() != LastPresumed) {
+      LastPresumed = PL.getFilename();
+      LastKeyFile = &Norm(LastPresumed);
+    }
+    R.Key = {*LastKeyFile, PL.getLine(), PL.getColumn()};
+    return &R;
+  }
+
+  /// What an edit needs to know of a file, asked once per file: a
+  /// translation unit's allocation calls are thousands, its files few.
+  struct FileFacts {
+    bool System = false, Selected = false;
+    StringRef Path; ///< normalized and interned; empty: no file entry
+  };
+  const FileFacts &factsOf(FileID FID) {
+    auto [It, New] = Facts.try_emplace(FID);
+    if (New) {
+      FileFacts &F = It->second;
+      F.System = SrcMgr::isSystem(
+          SM.getFileCharacteristic(SM.getLocForStartOfFile(FID)));
+      if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
+        F.Path = S.intern(Norm(FE->getName()));
+        F.Selected = S.headerSelected(F.Path);
+      }
+    }
+    return It->second;
+  }
+
+  /// Length of the token at \p L: the callee's name when the file holds
+  /// exactly that there (the common case, and no relexing), else measured.
+  unsigned tokenLength(SourceLocation L, StringRef Expected) const {
+    bool Invalid = false;
+    const char *P = SM.getCharacterData(L, &Invalid);
+    if (!Invalid && !Expected.empty()) {
+      StringRef Buf = SM.getBufferData(SM.getFileID(L), &Invalid);
+      size_t Left = Buf.end() - P;
+      if (!Invalid && Left >= Expected.size() &&
+          StringRef(P, Expected.size()) == Expected &&
+          (Left == Expected.size() ||
+           !isAsciiIdentifierContinue(P[Expected.size()], true)))
+        return Expected.size();
+    }
+    return Lexer::MeasureTokenLength(L, SM, Ctx.getLangOpts());
   }
 
   /// Where an edit of the tokens \p B..\p E (the callee, or the `new`
   /// keyword) would go: their file positions, or why there is none. Returns
   /// the file the edit would be in.
-  FileID locateEdit(CallRecord &R, SourceLocation B, SourceLocation E) {
+  FileID locateEdit(CallRecord &R, SourceLocation B, SourceLocation E,
+                    StringRef LastToken) {
     SourceLocation EditB, EditE;
     if (B.isFileID() && E.isFileID()) {
       EditB = B;
@@ -146,19 +245,20 @@ private:
       EditE = SM.getSpellingLoc(E);
     }
     FileID FID = SM.getFileID(EditB);
-    if (SM.isInSystemHeader(EditB) || SM.isInSystemMacro(B)) {
+    const FileFacts &F = factsOf(FID);
+    if (F.System || (B.isMacroID() && SM.isInSystemMacro(B))) {
       R.Edit = CallRecord::InSystemHeader;
     } else if (FID != SM.getMainFileID() && R.Edit == CallRecord::Editable &&
-               !selectedHeader(FID)) {
+               !F.Selected) {
       R.Edit = CallRecord::InOtherFile;
     }
     if (SM.getFileID(EditE) != FID) {
       R.Edit = CallRecord::InMacroBody; // spans a macro boundary
-    } else if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
-      R.EditFile = Norm(FE->getName());
+    } else if (!F.Path.empty()) {
+      R.EditFile = F.Path;
       R.CalleeOffset = offsetOf(EditB);
-      R.CalleeLength = offsetOf(EditE) - R.CalleeOffset +
-                       Lexer::MeasureTokenLength(EditE, SM, Ctx.getLangOpts());
+      R.CalleeLength =
+          offsetOf(EditE) - R.CalleeOffset + tokenLength(EditE, LastToken);
     }
     return FID;
   }
@@ -175,12 +275,14 @@ private:
     return true;
   }
 
-  void record(CallExpr *CE, const AllocFn *Fn, bool Already) {
-    std::optional<CallRecord> R = start(CE->getBeginLoc(), Fn, Already);
+  void record(CallExpr *CE, const FunctionDecl *FD, const AllocFn *Fn,
+              bool Already) {
+    CallRecord *R = start(CE->getBeginLoc(), Fn, Already);
     if (!R)
       return;
     const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
-    FileID FID = locateEdit(*R, Callee->getBeginLoc(), Callee->getEndLoc());
+    FileID FID = locateEdit(*R, Callee->getBeginLoc(), Callee->getEndLoc(),
+                            FD->getName());
     // The kind goes before the first argument, in the same context as the
     // callee: a file position, or the same macro argument's spelling.
     if (!Already && R->Edit == CallRecord::Editable) {
@@ -189,7 +291,6 @@ private:
       else
         R->Edit = CallRecord::InMacroBody;
     }
-    Out.push_back(std::move(*R));
   }
 
   static bool isRuntimeKind(QualType T) {
@@ -239,8 +340,7 @@ public:
         Out[It->second].NotPlaceable = Problem;
       return true;
     }
-    std::optional<CallRecord> R =
-        start(Begin, newExprFn(NE->isArray()), Already);
+    CallRecord *R = start(Begin, newExprFn(NE->isArray()), Already);
     if (!R) {
       NewSeen.erase(It);
       return true;
@@ -260,7 +360,7 @@ public:
     if (Kw.isInvalid())
       R->Edit = CallRecord::InMacroBody;
     else
-      FID = locateEdit(*R, Kw, Kw);
+      FID = locateEdit(*R, Kw, Kw, "new");
     if (!Already && R->Edit == CallRecord::Editable) {
       if (Nothrow) {
         R->NewInParens = argumentOffset(
@@ -271,7 +371,6 @@ public:
         R->NewOffset = R->CalleeOffset + R->CalleeLength;
       }
     }
-    Out.push_back(std::move(*R));
     return true;
   }
 
@@ -304,7 +403,7 @@ private:
     if (PL.isInvalid() || !S.isNoteLine(PL.getLine()))
       return;
     CallRecord R;
-    R.CompileDir = Dir.str();
+    R.CompileDir = IDir;
     R.Key = makeSourcePos(Norm, PL.getFilename(), PL.getLine(), PL.getColumn());
     if (CurFn && CurFn->getIdentifier())
       R.Enclosing = CurFn->getName().str();
@@ -378,7 +477,7 @@ private:
     else if (FID != SM.getMainFileID() && !selectedHeader(FID))
       R.Edit = CallRecord::InOtherFile;
     if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
-      R.EditFile = Norm(FE->getName());
+      R.EditFile = S.intern(Norm(FE->getName()));
       SourceLocation End = Use.getEnd();
       R.NoteBegin = offsetOf(Use.getBegin());
       R.NoteEnd = offsetOf(End) +
@@ -391,13 +490,16 @@ private:
 
   ASTContext &Ctx;
   SourceManager &SM;
-  StringRef Dir;
+  StringRef Dir, IDir;
   mutable PathNormalizer Norm;
   const RewriteSession &S;
   std::vector<CallRecord> &Out;
   const FunctionDecl *CurFn = nullptr;
   /// new-expressions recorded, by their first token: index into Out.
   llvm::DenseMap<SourceLocation::UIntTy, size_t> NewSeen;
+  llvm::DenseMap<FileID, FileFacts> Facts;
+  const char *LastPresumed = nullptr;
+  const std::string *LastKeyFile = nullptr;
 };
 
 /// Offsets in \p Text of what look like allocation calls: an allocation
@@ -533,7 +635,11 @@ public:
       CollectAction &A;
       explicit Consumer(CollectAction &A) : A(A) {}
       void HandleTranslationUnit(ASTContext &Ctx) override {
-        CallCollector(Ctx, A.Dir, A.S, A.Calls).TraverseAST(Ctx);
+        CallCollector C(Ctx, A.Dir, A.S, A.Calls);
+        if (CallCollector::canWalkPlainly(Ctx.getLangOpts()))
+          C.walkPlainly(Ctx.getTranslationUnitDecl());
+        else
+          C.TraverseAST(Ctx);
       }
     };
     return std::make_unique<Consumer>(*this);
@@ -605,6 +711,7 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
            A.CalleeOffset == B.CalleeOffset && A.Key.File == B.Key.File &&
            A.EditFile == B.EditFile;
   };
+  Calls.reserve(Calls.size() + TUCalls.size());
   for (CallRecord &C : TUCalls) {
     SmallVector<size_t, 1> &Bucket = SeenCalls[hash_combine(
         C.Key.File, C.Key.Line, C.Key.Column, C.EditFile, C.CalleeOffset)];
@@ -622,7 +729,7 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
     Bucket.push_back(Calls.size());
     if (!C.EditFile.empty() && C.EditFile != Info.Path &&
         headerSelected(C.EditFile) && C.Edit != CallRecord::InSystemHeader)
-      Headers.insert(C.EditFile);
+      Headers.insert(C.EditFile.str());
     Calls.push_back(std::move(C));
   }
   FilesRead.insert(Info.FilesRead.begin(), Info.FilesRead.end());
@@ -640,7 +747,7 @@ unsigned RewriteSession::skippedCount() const {
   std::set<std::pair<std::string, unsigned>> Seen;
   for (const CallRecord &C : Calls)
     if (C.Fn && !C.EditFile.empty())
-      Seen.insert({C.EditFile, C.CalleeOffset});
+      Seen.insert({C.EditFile.str(), C.CalleeOffset});
   unsigned N = 0;
   for (const auto &P : SkippedCalls)
     N += !Seen.count(P);
@@ -671,10 +778,12 @@ void RewriteSession::warnAt(const CallRecord &C, const Twine &Msg) {
   D.report(C.Key.str(), Severity::Warning, Msg);
 }
 
-void RewriteSession::addEdit(const std::string &File, unsigned Offset,
-                             unsigned Length, StringRef Text) {
+void RewriteSession::addEdit(StringRef File, unsigned Offset, unsigned Length,
+                             StringRef Text) {
   // The same edit twice (a macro argument expanded twice) is one edit.
-  auto FileIt = Edits.try_emplace(File).first;
+  auto FileIt = Edits.find(File);
+  if (FileIt == Edits.end())
+    FileIt = Edits.try_emplace(File.str()).first;
   tooling::Replacements &Reps = FileIt->second;
   SmallVector<SeenEdit, 1> &Same =
       EditSet[hash_combine(File, Offset, Length, Text)];

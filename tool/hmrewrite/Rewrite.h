@@ -35,6 +35,7 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 #include <optional>
@@ -56,11 +57,11 @@ struct CallRecord {
   std::string NoteProblem;
   bool AlreadyPlaced = false; ///< a hmplace_* call (rewritten before)
   SourcePos Key;              ///< the site key (expansion position)
-  std::string CompileDir;
+  llvm::StringRef CompileDir; ///< interned by the session
   /// Where an edit would go (spelling positions), if the call can be edited.
   enum EditState { Editable, InMacroBody, InSystemHeader, InOtherFile };
   EditState Edit = Editable;
-  std::string EditFile;
+  llvm::StringRef EditFile; ///< interned by the session; empty: none
   unsigned CalleeOffset = 0, CalleeLength = 0;
   bool HaveArgOffset = false;
   unsigned ArgOffset = 0;
@@ -126,7 +127,8 @@ public:
   bool finish();
 
   /// Edits per absolute file path (only for files that compiled).
-  const std::map<std::string, clang::tooling::Replacements> &edits() const {
+  const std::map<std::string, clang::tooling::Replacements, std::less<>> &
+  edits() const {
     return Edits;
   }
   /// Files that did not compile (not edited).
@@ -149,9 +151,14 @@ public:
   // Called by the per-TU action.
   void addTU(std::vector<CallRecord> Calls, MainFileInfo Info);
   void markFailed(llvm::StringRef File) { Failed.insert(File.str()); }
+  /// One copy of each path and directory name for all records: a TU has
+  /// thousands of calls and a few names.
+  llvm::StringRef intern(llvm::StringRef S) const {
+    return Names.insert(S).first->getKey();
+  }
 
 private:
-  void addEdit(const std::string &File, unsigned Offset, unsigned Length,
+  void addEdit(llvm::StringRef File, unsigned Offset, unsigned Length,
                llvm::StringRef Text);
   /// \p GuardDepth: the #if depth a header's include guard adds (0 for
   /// main files).
@@ -159,7 +166,7 @@ private:
                      unsigned FirstEditOffset, int GuardDepth);
   void warnAt(const CallRecord &C, const llvm::Twine &Msg);
 
-  bool isRewritten(const std::string &File) const {
+  bool isRewritten(llvm::StringRef File) const {
     return MainFiles.count(File) || Headers.count(File);
   }
   void noteCaller(const CallRecord &C);
@@ -171,13 +178,14 @@ private:
   /// The plan's matcher: which lines hold caller frames while TUs are
   /// parsed, every decision in finish().
   std::optional<SiteMatcher> Matcher;
-  std::set<std::string> Headers; ///< selected headers that have edits
+  std::set<std::string, std::less<>> Headers; ///< selected headers with edits
+  mutable llvm::StringSet<> Names;
   std::vector<CallRecord> Calls;
   /// Calls recorded, by a hash of their key and edit position: indices
   /// into Calls.
   llvm::DenseMap<llvm::hash_code, llvm::SmallVector<size_t, 1>> SeenCalls;
-  std::map<std::string, MainFileInfo> MainFiles;
-  std::map<std::string, clang::tooling::Replacements> Edits;
+  std::map<std::string, MainFileInfo, std::less<>> MainFiles;
+  std::map<std::string, clang::tooling::Replacements, std::less<>> Edits;
   struct SeenEdit {
     const std::string *File;
     unsigned Offset, Length;

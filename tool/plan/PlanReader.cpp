@@ -1,13 +1,14 @@
 //===- PlanReader.cpp - read YAML plans and import advisor files ----------===//
 //
-// Three input formats, one model. YAML goes through yaml-cpp, whose node marks
-// give 0-based line/column positions that we turn into SMLocs in the plan
-// buffer; the two line-oriented advisor formats are scanned directly so that
-// every error points at the exact byte. Parsing continues after an error so a
-// user sees every problem of a plan in one run.
+// Three input formats, one model. YAML goes through LLVM's parser into a
+// YamlTree whose locations point into the plan buffer; the two line-oriented
+// advisor formats are scanned directly so that every error points at the exact
+// byte. Parsing continues after an error so a user sees every problem of a plan
+// in one run.
 //
 //===----------------------------------------------------------------------===//
 #include "plan/Plan.h"
+#include "plan/YamlTree.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -16,8 +17,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
-
-#include <yaml-cpp/yaml.h>
 
 using namespace llvm;
 
@@ -170,22 +169,20 @@ public:
   YamlReader(DiagEngine &D, unsigned Buf, Plan &P) : ReaderBase(D, Buf, P) {}
 
   bool read() {
-    StringRef Text = D.buffer(BufID)->getBuffer();
-    YAML::Node Root;
-    try {
-      Root = YAML::Load(Text.str());
-    } catch (const YAML::Exception &E) {
-      SMLoc L = E.mark.is_null() ? D.locAt(BufID, 0, 0)
-                                 : D.locAt(BufID, E.mark.line, E.mark.column);
-      error(L, "malformed YAML: " + E.msg);
+    YamlNode Root;
+    SMLoc ErrLoc;
+    std::string Err;
+    if (!parseYamlTree(D.buffer(BufID)->getMemBufferRef(), Root, ErrLoc, Err)) {
+      error(ErrLoc.isValid() ? ErrLoc : D.locAt(BufID, 0, 0),
+            "malformed YAML: " + Err);
       return false;
     }
-    if (Root.IsNull()) {
+    if (Root.isNull()) {
       error(D.locAt(BufID, 0, 0),
             "plan is empty; expected 'version: 1' and 'sites:'");
       return false;
     }
-    if (!Root.IsMap()) {
+    if (!Root.isMap()) {
       error(loc(Root), "plan must be a YAML mapping with 'version' and "
                        "'sites' keys");
       return false;
@@ -196,22 +193,19 @@ public:
   }
 
 private:
-  SMLoc loc(const YAML::Node &N) {
-    YAML::Mark M = N.Mark();
-    if (M.is_null())
-      return D.locAt(BufID, 0, 0);
-    return D.locAt(BufID, M.line, M.column);
+  SMLoc loc(const YamlNode &N) {
+    return N.Loc.isValid() ? N.Loc : D.locAt(BufID, 0, 0);
   }
 
   /// Scalar text of \p N, or an error naming \p What.
-  std::optional<std::string> scalar(const YAML::Node &N, SMLoc Fallback,
+  std::optional<std::string> scalar(const YamlNode &N, SMLoc Fallback,
                                     const Twine &What) {
-    if (!N.IsScalar()) {
-      error(N.Mark().is_null() ? Fallback : loc(N),
-            What + (N.IsNull() ? " is empty" : " must be a scalar"));
+    if (!N.isScalar()) {
+      error(N.Loc.isValid() ? N.Loc : Fallback,
+            What + (N.isNull() ? " is empty" : " must be a scalar"));
       return std::nullopt;
     }
-    const std::string &S = N.Scalar();
+    const std::string &S = N.Text;
     if (!isUTF8(S)) {
       error(loc(N), What + " is not valid UTF-8");
       return std::nullopt;
@@ -221,13 +215,11 @@ private:
 
   /// Iterate a mapping's pairs, rejecting duplicate and unknown keys.
   template <typename Fn>
-  void forEachKey(const YAML::Node &Map, ArrayRef<std::string> Known,
+  void forEachKey(const YamlNode &Map, ArrayRef<std::string> Known,
                   const Twine &Where, Fn Visit) {
     StringSet<> Seen;
-    // Copies, not references: yaml-cpp's iterator operator-> returns a
-    // temporary proxy, so a reference to its members dangles.
-    for (auto It = Map.begin(); It != Map.end(); ++It) {
-      YAML::Node K = It->first, V = It->second;
+    for (const YamlPair &Pair : Map.Pairs) {
+      const YamlNode &K = Pair.Key, &V = Pair.Value;
       SMLoc KL = loc(K);
       std::optional<std::string> Key = scalar(K, KL, "key");
       if (!Key)
@@ -247,14 +239,14 @@ private:
     }
   }
 
-  void readTop(const YAML::Node &Root) {
+  void readTop(const YamlNode &Root) {
     static const std::vector<std::string> Keys = {"version", "tiers", "sites",
                                                   "ignore-case", "note"};
     bool HaveVersion = false, HaveSites = false;
-    YAML::Node Sites;
+    const YamlNode *Sites = nullptr;
     SMLoc SitesLoc;
     forEachKey(Root, Keys, "the plan",
-               [&](StringRef K, const YAML::Node &V, SMLoc KL) {
+               [&](StringRef K, const YamlNode &V, SMLoc KL) {
                  if (K == "version") {
                    HaveVersion = true;
                    readVersion(V, KL);
@@ -262,7 +254,7 @@ private:
                    readTiers(V, KL);
                  } else if (K == "sites") {
                    HaveSites = true;
-                   Sites = V;
+                   Sites = &V;
                    SitesLoc = KL;
                  } else if (K == "ignore-case") {
                    if (auto S = scalar(V, KL, "'ignore-case'")) {
@@ -284,10 +276,10 @@ private:
                    "(or 'sites: []')");
     // Tiers first, wherever they appear, so entries can name them.
     if (HaveSites)
-      readSites(Sites, SitesLoc);
+      readSites(*Sites, SitesLoc);
   }
 
-  void readVersion(const YAML::Node &V, SMLoc KL) {
+  void readVersion(const YamlNode &V, SMLoc KL) {
     auto S = scalar(V, KL, "'version'");
     if (!S)
       return;
@@ -304,18 +296,18 @@ private:
     P.Version = N;
   }
 
-  void readTiers(const YAML::Node &V, SMLoc KL) {
-    if (V.IsNull())
+  void readTiers(const YamlNode &V, SMLoc KL) {
+    if (V.isNull())
       return;
-    if (!V.IsMap()) {
+    if (!V.isMap()) {
       error(loc(V), "'tiers' must be a mapping of tier names to "
                     "{kind: ..., capacity: ...}");
       return;
     }
     static const std::vector<std::string> Keys = {"kind", "capacity", "note"};
     StringSet<> Seen;
-    for (auto It = V.begin(); It != V.end(); ++It) {
-      YAML::Node NameNode = It->first, Body = It->second;
+    for (const YamlPair &Pair : V.Pairs) {
+      const YamlNode &NameNode = Pair.Key, &Body = Pair.Value;
       SMLoc NL = loc(NameNode);
       auto Name = scalar(NameNode, NL, "tier name");
       if (!Name)
@@ -342,8 +334,8 @@ private:
       auto T = std::make_unique<Tier>();
       T->Name = *Name;
       T->Loc = NL;
-      if (!Body.IsMap()) {
-        error(Body.Mark().is_null() ? NL : loc(Body),
+      if (!Body.isMap()) {
+        error(Body.Loc.isValid() ? Body.Loc : NL,
               "tier '" + *Name +
                   "' must be a mapping like {kind: "
                   "MEMKIND_HBW, capacity: 16GiB}");
@@ -351,7 +343,7 @@ private:
       }
       bool HaveKind = false;
       forEachKey(Body, Keys, "tier '" + *Name + "'",
-                 [&](StringRef K, const YAML::Node &F, SMLoc FL) {
+                 [&](StringRef K, const YamlNode &F, SMLoc FL) {
                    if (K == "kind") {
                      HaveKind = true;
                      auto S = scalar(F, FL, "'kind'");
@@ -380,19 +372,19 @@ private:
     }
   }
 
-  void readSites(const YAML::Node &V, SMLoc KL) {
-    if (V.IsNull())
+  void readSites(const YamlNode &V, SMLoc KL) {
+    if (V.isNull())
       return;
-    if (!V.IsSequence()) {
+    if (!V.isSeq()) {
       error(loc(V), "'sites' must be a list of entries ('- site: file:line' "
                     "and 'kind: ...')");
       return;
     }
     static const std::vector<std::string> Keys = {"site", "stack", "kind",
                                                   "size", "note"};
-    for (const YAML::Node &N : V) {
+    for (const YamlNode &N : V.Items) {
       SMLoc EL = loc(N);
-      if (!N.IsMap()) {
+      if (!N.isMap()) {
         error(EL, "site entry must be a mapping with 'site' (or 'stack') and "
                   "'kind'");
         continue;
@@ -400,40 +392,39 @@ private:
       PlanEntry E;
       E.Loc = EL;
       bool HaveKey = false, HaveKind = false, Bad = false;
-      forEachKey(N, Keys, "site entry",
-                 [&](StringRef K, const YAML::Node &F, SMLoc FL) {
-                   if (K == "site" || K == "stack") {
-                     if (HaveKey) {
-                       error(FL, "entry has both 'site' and 'stack'; use one");
-                       Bad = true;
-                       return;
-                     }
-                     HaveKey = true;
-                     E.KeyLoc = FL;
-                     E.IsStack = K == "stack";
-                     if (!readKey(F, FL, E))
-                       Bad = true;
-                   } else if (K == "kind") {
-                     HaveKind = true;
-                     E.KindLoc = loc(F);
-                     auto S = scalar(F, FL, "'kind'");
-                     if (!S ||
-                         !resolveTarget(*S, loc(F), E.To, /*AllowTier=*/true))
-                       Bad = true;
-                   } else if (K == "size") {
-                     if (auto S = scalar(F, FL, "'size'")) {
-                       std::string Err;
-                       if (!parseSize(*S, Err)) {
-                         error(loc(F), Err);
-                         Bad = true;
-                       }
-                       E.Size = *S;
-                     }
-                   } else if (K == "note") {
-                     if (auto S = scalar(F, FL, "'note'"))
-                       E.Note = *S;
-                   }
-                 });
+      forEachKey(
+          N, Keys, "site entry", [&](StringRef K, const YamlNode &F, SMLoc FL) {
+            if (K == "site" || K == "stack") {
+              if (HaveKey) {
+                error(FL, "entry has both 'site' and 'stack'; use one");
+                Bad = true;
+                return;
+              }
+              HaveKey = true;
+              E.KeyLoc = FL;
+              E.IsStack = K == "stack";
+              if (!readKey(F, FL, E))
+                Bad = true;
+            } else if (K == "kind") {
+              HaveKind = true;
+              E.KindLoc = loc(F);
+              auto S = scalar(F, FL, "'kind'");
+              if (!S || !resolveTarget(*S, loc(F), E.To, /*AllowTier=*/true))
+                Bad = true;
+            } else if (K == "size") {
+              if (auto S = scalar(F, FL, "'size'")) {
+                std::string Err;
+                if (!parseSize(*S, Err)) {
+                  error(loc(F), Err);
+                  Bad = true;
+                }
+                E.Size = *S;
+              }
+            } else if (K == "note") {
+              if (auto S = scalar(F, FL, "'note'"))
+                E.Note = *S;
+            }
+          });
       if (!HaveKey) {
         error(EL, "entry has no 'site' or 'stack'");
         Bad = true;
@@ -447,22 +438,23 @@ private:
     }
   }
 
-  bool readKey(const YAML::Node &F, SMLoc FL, PlanEntry &E) {
-    std::vector<YAML::Node> Items;
+  bool readKey(const YamlNode &F, SMLoc FL, PlanEntry &E) {
+    std::vector<const YamlNode *> Items;
     if (E.IsStack) {
-      if (!F.IsSequence() || F.size() == 0) {
-        error(F.Mark().is_null() ? FL : loc(F),
+      if (!F.isSeq() || F.Items.empty()) {
+        error(F.Loc.isValid() ? F.Loc : FL,
               "'stack' must be a non-empty list of frames, innermost first, "
               "e.g. [util.h:12, solver.c:88]");
         return false;
       }
-      for (const YAML::Node &I : F)
-        Items.push_back(I);
+      for (const YamlNode &I : F.Items)
+        Items.push_back(&I);
     } else {
-      Items.push_back(F);
+      Items.push_back(&F);
     }
     bool OK = true;
-    for (const YAML::Node &I : Items) {
+    for (const YamlNode *IP : Items) {
+      const YamlNode &I = *IP;
       auto S = scalar(I, FL, "frame");
       if (!S) {
         OK = false;
@@ -478,7 +470,7 @@ private:
       E.Frames.push_back(std::move(*Fr));
     }
     if (OK && E.Frames.front().Kind == Frame::Form::Unresolved) {
-      error(loc(Items.front()),
+      error(loc(*Items.front()),
             "innermost frame '" + E.Frames.front().str() +
                 "' is unresolved; such an entry can never match a call");
       OK = false;
