@@ -713,8 +713,10 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
   };
   Calls.reserve(Calls.size() + TUCalls.size());
   for (CallRecord &C : TUCalls) {
-    SmallVector<size_t, 1> &Bucket = SeenCalls[hash_combine(
-        C.Key.File, C.Key.Line, C.Key.Column, C.EditFile, C.CalleeOffset)];
+    // EditFile is interned: its address stands for its text.
+    SmallVector<size_t, 1> &Bucket =
+        SeenCalls[hash_combine(C.Key.Line, C.Key.Column, C.EditFile.data(),
+                               C.CalleeOffset)];
     auto Dup =
         llvm::find_if(Bucket, [&](size_t I) { return Same(Calls[I], C); });
     if (Dup != Bucket.end()) {
@@ -850,7 +852,8 @@ bool RewriteSession::finish() {
   std::vector<int> CallIndex(Calls.size(), -1);
   if (Matcher) {
     for (size_t I = 0; I < Calls.size(); ++I)
-      if (Calls[I].Fn && Calls[I].Fn->allocates()) {
+      if (Calls[I].Fn && Calls[I].Fn->allocates() &&
+          Matcher->mayMatchLine(Calls[I].Key.Line)) {
         CallContext Ctx;
         Ctx.Frames.push_back(Calls[I].Key);
         Ctx.CompileDir = Calls[I].CompileDir;

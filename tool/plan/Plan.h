@@ -174,6 +174,12 @@ public:
   /// must note itself on the shadow stack (Context.h). Only the call's own
   /// frame is compared. Records the use for reportUsage().
   bool isNoted(const CallContext &C);
+  /// Whether an entry's innermost frame is on \p Line: a call on any other
+  /// line (and not the standard allocator's) is decided without the matcher,
+  /// which a front end with thousands of calls per file may skip.
+  bool mayMatchLine(unsigned Line) const {
+    return ByLine.count(Line) || UnusableByLine.count(Line);
+  }
   /// Whether any entry needs run-time context (a front end may skip looking
   /// for noted calls otherwise).
   bool needsContext() const { return !OuterByLine.empty(); }
