@@ -29,6 +29,8 @@ def tool(name):
 # Longer names first: lit substitutes in order, and %hmplan prefixes others.
 config.substitutions.append(("%hmplan_fuzz", tool("hmplan-fuzz")))
 config.substitutions.append(("%hmplan", tool("hmplan")))
+# The build tree itself (install tests install from it).
+config.substitutions.append(("%hmplace_build", config.hmplace_obj_root))
 config.substitutions.append(("%hmrewrite", tool("hmrewrite")))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(

@@ -97,6 +97,21 @@ uniqueSourcePaths(const std::vector<std::string> &Paths) {
   return Out;
 }
 
+/// Where hmplace.h is: beside an installed hmrewrite (PREFIX/bin ->
+/// PREFIX/include, wherever the prefix was moved), else the source tree this
+/// build came from.
+static std::string runtimeIncludeDir(const char *Argv0) {
+  static int Anchor;
+  std::string Exe = sys::fs::getMainExecutable(Argv0, &Anchor);
+  SmallString<256> Dir(sys::path::parent_path(sys::path::parent_path(Exe)));
+  sys::path::append(Dir, "include");
+  SmallString<256> Header(Dir);
+  sys::path::append(Header, "hmplace.h");
+  if (!Exe.empty() && sys::fs::exists(Header))
+    return Dir.str().str();
+  return HMPLACE_RUNTIME_INCLUDE_DIR;
+}
+
 int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
   auto Opts =
@@ -142,6 +157,7 @@ int main(int argc, const char **argv) {
   std::vector<std::string> Sources =
       uniqueSourcePaths(Opts->getSourcePathList());
   std::set<std::string> NoCommand;
+  const std::string RuntimeInclude = runtimeIncludeDir(argv[0]);
   for (size_t I = 0; I < Sources.size(); ++I) {
     if (Verbose)
       errs() << "[" << I + 1 << "/" << Sources.size() << "] " << Sources[I]
@@ -159,7 +175,7 @@ int main(int argc, const char **argv) {
     // Rewritten sources include <hmplace.h>; the project's compile commands
     // need not know where it is for hmrewrite to parse them again.
     Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
-        "-idirafter" HMPLACE_RUNTIME_INCLUDE_DIR,
+        ("-idirafter" + RuntimeInclude).c_str(),
         tooling::ArgumentInsertPosition::END));
     // The last file's AST is not freed, as the compiler itself does not
     // free it (-disable-free): the process ends right after.
