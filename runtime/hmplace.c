@@ -876,6 +876,8 @@ int hm_kind_by_name(const char *name, size_t len) {
   return -1;
 }
 
+uint64_t hm_load_budget(int k) { return atomic_load(&Kinds[k].budget); }
+
 void hm_store_budget(int k, uint64_t bytes) {
   atomic_store(&Kinds[k].budget, bytes);
 }
@@ -889,6 +891,7 @@ __attribute__((constructor)) static void hmplace_init(void) {
 #if HMPLACE_INTERPOSE
   resolve_next();
 #endif
+  hm_job_init();
   hm_read_budget_env();
   hm_report_init();
   hm_teardown_init();

@@ -13,6 +13,7 @@ int hm_parse_size(const char *s, uint64_t *out);
 /* Kind index for "MEMKIND_HBW" or "HBW" (len bytes), or -1. */
 int hm_kind_by_name(const char *name, size_t len);
 void hm_store_budget(int k, uint64_t bytes);
+uint64_t hm_load_budget(int k);
 /* HMPLACE_BUDGET="HBW=16GiB,DAX_KMEM=1TiB": read once at start-up; kinds it
  * names keep their budget whatever the program sets. */
 void hm_read_budget_env(void);
@@ -40,6 +41,14 @@ static inline void hm_track_forget(void *p) {
     hm_track_free_slow(p, 0);
 }
 void hm_report_init(void);
+/* job.c: rank, node-local rank and ranks per node from the MPI launcher's
+ * environment; -1 where none says. local_size_from names the variable. */
+struct hm_job {
+  int rank, local_rank, local_size;
+  const char *local_size_from;
+};
+void hm_job_init(void);
+const struct hm_job *hm_job(void);
 /* teardown.c: stop OpenMP workers before memkind's destructor runs. */
 void hm_teardown_init(void);
 

@@ -14,6 +14,8 @@
 #include "hmplace.h"
 #include "hmplace_internal.h"
 
+#include <fcntl.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <numaif.h>
@@ -77,7 +79,7 @@ static unsigned char BudgetFromEnv[HMPLACE_KIND_COUNT];
 int hm_budget_from_env(int k) { return BudgetFromEnv[k]; }
 
 void hm_read_budget_env(void) {
-  const char *env = getenv("HMPLACE_BUDGET");
+  const char *env = secure_getenv("HMPLACE_BUDGET");
   if (!env)
     return;
   const char *p = env;
@@ -94,12 +96,30 @@ void hm_read_budget_env(void) {
       memcpy(val, eq + 1, vlen);
       val[vlen] = 0;
     }
+    /* SIZE/node: the node's budget, shared by the ranks on the node. */
+    int per_node = 0;
+    if (k >= 0 && vlen < sizeof(val) && vlen > 5 &&
+        !strcmp(val + vlen - 5, "/node")) {
+      val[vlen - 5] = 0;
+      per_node = 1;
+    }
     if (k < 0 || vlen >= sizeof(val) || hm_parse_size(val, &bytes) != 0) {
       fprintf(stderr,
               "hmplace: warning: ignoring '%.*s' in HMPLACE_BUDGET; expected "
-              "KIND=SIZE, e.g. HBW=16GiB\n",
+              "KIND=SIZE or KIND=SIZE/node, e.g. HBW=16GiB\n",
               (int)len, item);
     } else {
+      if (per_node) {
+        const struct hm_job *j = hm_job();
+        if (j->local_size > 0)
+          bytes /= (uint64_t)j->local_size;
+        else
+          fprintf(stderr,
+                  "hmplace: warning: HMPLACE_BUDGET gives '%.*s' but no MPI "
+                  "launcher says how many ranks share this node; this "
+                  "process takes the whole node's budget\n",
+                  (int)len, item);
+      }
       hm_store_budget(k, bytes);
       BudgetFromEnv[k] = 1;
     }
@@ -304,8 +324,20 @@ static void slots(FILE *f, int k, int json) {
 }
 
 static void report_text(FILE *f) {
-  fprintf(f, "hmplace: placement report (pid %d)%s\n", (int)getpid(),
+  const struct hm_job *j = hm_job();
+  char rank[64] = "";
+  if (j->rank >= 0)
+    snprintf(rank, sizeof rank, ", rank %d", j->rank);
+  if (j->local_size > 0)
+    snprintf(rank + strlen(rank), sizeof rank - strlen(rank),
+             ", %d ranks on this node", j->local_size);
+  fprintf(f, "hmplace: placement report (pid %d%s)%s\n", (int)getpid(), rank,
           report_off() ? " [HMPLACE=off: nothing placed]" : "");
+  for (int k = 0; k < HMPLACE_KIND_COUNT; ++k)
+    if (BudgetFromEnv[k] && hm_load_budget(k))
+      fprintf(f, "hmplace: budget %s: %llu bytes\n",
+              hmplace_kind_name((enum hmplace_kind)k),
+              (unsigned long long)hm_load_budget(k));
   char range[128];
   hm_range_mode(range, sizeof range);
   if (strchr(range, ',')) /* a limit shapes how placed memory is mapped */
@@ -357,9 +389,11 @@ static void report_json(FILE *f) {
   char range[128];
   hm_range_mode(range, sizeof range);
   fprintf(f,
-          "{\"pid\": %d, \"off\": %s, \"range\": \"%s\", "
+          "{\"pid\": %d, \"rank\": %d, \"local_rank\": %d, "
+          "\"ranks_on_node\": %d, \"off\": %s, \"range\": \"%s\", "
           "\"policy_from_memkind_ops\": %s, \"kinds\": [",
-          (int)getpid(), report_off() ? "true" : "false", range,
+          (int)getpid(), hm_job()->rank, hm_job()->local_rank,
+          hm_job()->local_size, report_off() ? "true" : "false", range,
           hm_policy_trusted() ? "true" : "false");
   int first = 1;
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
@@ -370,13 +404,14 @@ static void report_json(FILE *f) {
     fprintf(f,
             "%s\n  {\"kind\": \"%s\", \"available\": %d, \"allocs\": %llu, "
             "\"bytes\": %llu, \"peak_live\": %llu, \"live\": %llu, "
-            "\"fallbacks\": %llu, \"live_blocks\": %llu, \"pages_by_node\": "
-            "{",
+            "\"fallbacks\": %llu, \"live_blocks\": %llu, \"budget\": %llu, "
+            "\"pages_by_node\": {",
             first ? "" : ",", hmplace_kind_name((enum hmplace_kind)k),
             s.available, (unsigned long long)s.allocs,
             (unsigned long long)s.bytes, (unsigned long long)s.peak,
             (unsigned long long)s.live, (unsigned long long)s.fallbacks,
-            (unsigned long long)r.blocks);
+            (unsigned long long)r.blocks,
+            (unsigned long long)hm_load_budget(k));
     int pf = 1;
     for (int n = 0; n < MAXNODES; ++n)
       if (r.pages[n]) {
@@ -398,7 +433,13 @@ static void report_json(FILE *f) {
 void hmplace_report(void) {
   pthread_mutex_lock(&TrackLock);
   if (JsonPath) {
-    FILE *f = fopen(JsonPath, "w");
+    /* Never through a symbolic link someone planted at the path: the
+     * report would overwrite whatever it points to. */
+    int fd = open(JsonPath,
+                  O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (fd >= 0 && !f)
+      close(fd);
     if (!f) {
       fprintf(stderr, "hmplace: error: cannot write report to '%s': %s\n",
               JsonPath, strerror(errno));
@@ -412,12 +453,48 @@ void hmplace_report(void) {
   pthread_mutex_unlock(&TrackLock);
 }
 
+/* A report path with %r (the MPI rank, or "pid" and the pid where there is
+ * none), %p (the pid) and %% expanded: one file per rank of a job. */
+static char *expand_path(const char *t) {
+  size_t cap = strlen(t) + 64, n = 0;
+  char *out = malloc(cap);
+  if (!out)
+    return NULL;
+  for (; *t; ++t) {
+    char piece[32] = {*t, 0};
+    if (t[0] == '%' && (t[1] == 'r' || t[1] == 'p' || t[1] == '%')) {
+      ++t;
+      if (*t == 'r' && hm_job()->rank >= 0)
+        snprintf(piece, sizeof piece, "%d", hm_job()->rank);
+      else if (*t == 'r')
+        snprintf(piece, sizeof piece, "pid%d", (int)getpid());
+      else if (*t == 'p')
+        snprintf(piece, sizeof piece, "%d", (int)getpid());
+    }
+    size_t l = strlen(piece);
+    if (n + l + 1 > cap) {
+      char *bigger = realloc(out, cap = 2 * (n + l + 1));
+      if (!bigger) {
+        free(out);
+        return NULL;
+      }
+      out = bigger;
+    }
+    memcpy(out + n, piece, l);
+    n += l;
+  }
+  out[n] = 0;
+  return out;
+}
+
 void hm_report_init(void) {
-  const char *r = getenv("HMPLACE_REPORT");
+  /* Not in set-user-ID programs: the report path would let any user
+   * write where the program may. */
+  const char *r = secure_getenv("HMPLACE_REPORT");
   if (!r || !*r || !strcmp(r, "0"))
     return;
   if (!strncmp(r, "json:", 5)) {
-    JsonPath = strdup(r + 5);
+    JsonPath = expand_path(r + 5);
   } else if (strcmp(r, "1") && strcmp(r, "text")) {
     fprintf(stderr,
             "hmplace: warning: HMPLACE_REPORT='%s' not understood; "

@@ -26,7 +26,7 @@ int main(void) {
   // PLAN: hmplace: warning: MEMKIND_HBW budget exhausted; further planned allocations that do not fit use the ordinary heap
   // PLAN: placed 2 fallbacks 2
   // ENV: placed 3 fallbacks 1
-  // BADENV: hmplace: warning: ignoring 'BOGUS=1' in HMPLACE_BUDGET; expected KIND=SIZE, e.g. HBW=16GiB
+  // BADENV: hmplace: warning: ignoring 'BOGUS=1' in HMPLACE_BUDGET; expected KIND=SIZE or KIND=SIZE/node, e.g. HBW=16GiB
   // BADENV: placed 3 fallbacks 1
   hmplace_free(p[0]);
   void *q = hmplace_malloc(HMPLACE_HBW, 900 << 10);

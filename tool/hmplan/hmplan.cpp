@@ -5,6 +5,7 @@
 /// file parses options and maps results to exit codes (0 ok, 1 bad input).
 ///
 //===----------------------------------------------------------------------===//
+#include "Reports.h"
 #include "plan/BuildRecord.h"
 #include "plan/Plan.h"
 
@@ -41,6 +42,14 @@ static cl::SubCommand
 static cl::opt<std::string> SummaryPlan(cl::Positional, cl::Required,
                                         cl::desc("<plan>"), cl::sub(SummaryCmd),
                                         cl::cat(Cat));
+static cl::SubCommand
+    ReportsCmd("reports",
+               "Summarise the runtime's JSON reports of the ranks of a job "
+               "(HMPLACE_REPORT=json:report.%r.json): per rank and kind, then "
+               "per kind for the whole job");
+static cl::list<std::string> ReportFiles(cl::Positional, cl::OneOrMore,
+                                         cl::desc("<report.json>..."),
+                                         cl::sub(ReportsCmd), cl::cat(Cat));
 static cl::SubCommand KindsCmd("kinds", "List the kinds and aliases a plan "
                                         "may name");
 
@@ -271,7 +280,8 @@ int main(int argc, char **argv) {
       "  hmplan env PLAN               HMPLACE_BUDGET from tier capacities\n"
       "  hmplan kinds                  list kinds and aliases\n"
       "  hmplan summary PLAN           after a build with HmPlace.so: the\n"
-      "                                entries that placed nothing, and why\n");
+      "                                entries that placed nothing, and why\n"
+      "  hmplan reports FILE...        the per-rank JSON reports of a job\n");
   DiagEngine D(errs());
   D.setWarningsAsErrors(Strict);
   if (CheckCmd)
@@ -288,6 +298,10 @@ int main(int argc, char **argv) {
     return kinds();
   if (SummaryCmd)
     return summary(D);
+  if (ReportsCmd) {
+    unsigned Read = summarizeReports(ReportFiles, D, outs());
+    return Read == ReportFiles.size() ? 0 : 1;
+  }
   errs() << "hmplan: error: expected a command: check, convert, show or "
             "kinds (see hmplan --help)\n";
   return 1;

@@ -1,0 +1,132 @@
+//===- Reports.cpp - one table from the per-rank reports of an MPI job ----===//
+//
+// Each rank of a job writes its own report (json:report.%r.json); what a user
+// wants to see is whether the ranks that share a node stayed within their
+// share of its HBM, and what the whole job placed.
+//
+//===----------------------------------------------------------------------===//
+#include "Reports.h"
+
+#include "plan/Plan.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <map>
+
+using namespace llvm;
+
+namespace hmplace {
+
+namespace {
+struct Row {
+  int64_t Rank = -1, RanksOnNode = -1;
+  std::string Kind;
+  uint64_t Allocs = 0, Bytes = 0, Peak = 0, Budget = 0, Fallbacks = 0;
+  std::map<int, uint64_t> Pages;
+};
+} // namespace
+
+static uint64_t num(const json::Object &O, StringRef K) {
+  if (std::optional<int64_t> V = O.getInteger(K))
+    return *V < 0 ? 0 : uint64_t(*V);
+  return 0;
+}
+
+static std::string pages(const std::map<int, uint64_t> &P) {
+  std::string S;
+  for (const auto &[Node, N] : P)
+    S += (S.empty() ? "" : ",") + ("node" + Twine(Node) + ":" + Twine(N)).str();
+  return S.empty() ? "-" : S;
+}
+
+static void printRow(raw_ostream &OS, StringRef Rank, StringRef PerNode,
+                     const Row &R) {
+  OS << right_justify(Rank, 5) << " " << right_justify(PerNode, 10) << "  "
+     << left_justify(R.Kind, 24) << right_justify(Twine(R.Allocs).str(), 8)
+     << right_justify(formatSize(R.Bytes), 12)
+     << right_justify(formatSize(R.Peak), 12)
+     << right_justify(R.Budget ? formatSize(R.Budget) : "-", 12)
+     << right_justify(Twine(R.Fallbacks).str(), 10) << "  " << pages(R.Pages)
+     << "\n";
+}
+
+unsigned summarizeReports(const std::vector<std::string> &Files, DiagEngine &D,
+                          raw_ostream &OS) {
+  std::vector<Row> Rows;
+  unsigned Read = 0;
+  for (const std::string &F : Files) {
+    auto Buf = MemoryBuffer::getFile(F);
+    if (!Buf) {
+      D.report(F, Severity::Error, "cannot read: " + Buf.getError().message());
+      continue;
+    }
+    Expected<json::Value> V = json::parse((*Buf)->getBuffer());
+    if (!V) {
+      D.report(F, Severity::Error,
+               "not a HmPlace JSON report: " + toString(V.takeError()));
+      continue;
+    }
+    const json::Object *Top = V->getAsObject();
+    const json::Array *Kinds = Top ? Top->getArray("kinds") : nullptr;
+    if (!Kinds) {
+      D.report(F, Severity::Error,
+               "not a HmPlace JSON report: no \"kinds\" list");
+      continue;
+    }
+    ++Read;
+    for (const json::Value &KV : *Kinds) {
+      const json::Object *K = KV.getAsObject();
+      if (!K)
+        continue;
+      Row R;
+      R.Rank = Top->getInteger("rank").value_or(-1);
+      R.RanksOnNode = Top->getInteger("ranks_on_node").value_or(-1);
+      R.Kind = K->getString("kind").value_or("?").str();
+      R.Allocs = num(*K, "allocs");
+      R.Bytes = num(*K, "bytes");
+      R.Peak = num(*K, "peak_live");
+      R.Budget = num(*K, "budget");
+      R.Fallbacks = num(*K, "fallbacks");
+      if (const json::Object *P = K->getObject("pages_by_node"))
+        for (const auto &[Node, N] : *P) {
+          int Id;
+          if (!to_integer(StringRef(Node), Id, 10))
+            continue;
+          if (std::optional<int64_t> C = N.getAsInteger())
+            R.Pages[Id] += uint64_t(*C);
+        }
+      Rows.push_back(std::move(R));
+    }
+  }
+  llvm::sort(Rows, [](const Row &A, const Row &B) {
+    return std::tie(A.Rank, A.Kind) < std::tie(B.Rank, B.Kind);
+  });
+  OS << right_justify("rank", 5) << " " << right_justify("ranks/node", 10)
+     << "  " << left_justify("kind", 24) << right_justify("allocs", 8)
+     << right_justify("requested", 12) << right_justify("peak usable", 12)
+     << right_justify("budget", 12) << right_justify("fallbacks", 10)
+     << "  pages by node\n";
+  std::map<std::string, Row> Total;
+  for (const Row &R : Rows) {
+    printRow(OS, R.Rank < 0 ? "-" : Twine(R.Rank).str(),
+             R.RanksOnNode < 0 ? "-" : Twine(R.RanksOnNode).str(), R);
+    Row &T = Total[R.Kind];
+    T.Kind = R.Kind;
+    T.Allocs += R.Allocs;
+    T.Bytes += R.Bytes;
+    T.Peak += R.Peak;
+    T.Budget += R.Budget;
+    T.Fallbacks += R.Fallbacks;
+    for (const auto &[Node, N] : R.Pages)
+      T.Pages[Node] += N;
+  }
+  for (const auto &[K, T] : Total)
+    printRow(OS, "all", "", T);
+  OS << Read << " report" << (Read == 1 ? "" : "s") << " read\n";
+  return Read;
+}
+
+} // namespace hmplace
