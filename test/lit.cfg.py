@@ -31,6 +31,7 @@ config.substitutions.append(("%hmplan_fuzz", tool("hmplan-fuzz")))
 config.substitutions.append(("%hmplan", tool("hmplan")))
 # The build tree itself (install tests install from it).
 config.substitutions.append(("%hmplace_build", config.hmplace_obj_root))
+config.substitutions.append(("%hmplace_src", config.hmplace_src_root))
 config.substitutions.append(("%hmrewrite", tool("hmrewrite")))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(
