@@ -404,33 +404,73 @@ static void add_live(struct kstate *s, size_t usable) {
     ;
 }
 
-static void account_alloc(struct kstate *s, size_t req, size_t usable) {
+/* A block of \p usable bytes for a request of \p req, of which \p held
+ * were already counted live by may_place. */
+static void account_alloc(struct kstate *s, size_t req, size_t usable,
+                          size_t held) {
   atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&s->bytes, req, memory_order_relaxed);
-  add_live(s, usable);
+  if (usable >= held)
+    add_live(s, usable - held);
+  else
+    atomic_fetch_sub_explicit(&s->live, held - usable, memory_order_relaxed);
 }
 
 static inline void account_free(struct kstate *s, size_t usable) {
   atomic_fetch_sub_explicit(&s->live, usable, memory_order_relaxed);
 }
 
+/* The usable size memkind's jemalloc gives a request of n bytes: its size
+ * class (16-byte steps to 128, then four classes per doubling). */
+static size_t usable_for(size_t n) {
+  if (n <= 128)
+    return n ? (n + 15) & ~(size_t)15 : 16;
+  unsigned lg = 63 - (unsigned)__builtin_clzll(n - 1); /* 2^lg < n */
+  size_t delta = (size_t)1 << (lg - 2);
+  return (n + delta - 1) & ~(delta - 1);
+}
+
+/* Take \p u bytes of kind \p s's budget \p b (counted live) if they fit. */
+static int reserve(struct kstate *s, uint64_t b, size_t u) {
+  uint64_t cur = atomic_load_explicit(&s->live, memory_order_relaxed);
+  do
+    if (cur + u > b)
+      return 0;
+  while (!atomic_compare_exchange_weak_explicit(
+      &s->live, &cur, cur + u, memory_order_relaxed, memory_order_relaxed));
+  return 1;
+}
+
+static void warn_budget(struct kstate *s, int k) {
+  if (!atomic_exchange(&s->warned_budget, 1))
+    hm_warn("%s budget exhausted; further planned allocations that do not "
+            "fit use the ordinary heap",
+            KindNames[k]);
+}
+
 /* Whether a placed request of n bytes may go to kind k now; counts and warns
- * when it may not. */
-static int may_place(enum hmplace_kind k, size_t n) {
+ * when it may not. The bytes it will use are taken from the budget here, in
+ * one compare-and-swap on the kind's live bytes, so that threads racing for
+ * the last bytes of a budget cannot all pass a check and then overshoot
+ * together; *held says how many (the caller settles the difference with the
+ * block's real usable size, or gives them back if no block comes). */
+static int may_place(enum hmplace_kind k, size_t n, size_t *held) {
   struct kstate *s = &Kinds[k];
+  *held = 0;
   if (atomic_load_explicit(&Off, memory_order_relaxed)) {
     atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
     return 0;
   }
   uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
-  if (b && atomic_load_explicit(&s->live, memory_order_relaxed) + n > b) {
+  if (!b)
+    return 1;
+  size_t u = usable_for(n);
+  if (!reserve(s, b, u)) {
     atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
-    if (!atomic_exchange(&s->warned_budget, 1))
-      hm_warn("%s budget exhausted; further planned allocations that do not "
-              "fit use the ordinary heap",
-              KindNames[k]);
+    warn_budget(s, k);
     return 0;
   }
+  *held = u;
   return 1;
 }
 
@@ -547,7 +587,7 @@ static void note_thread(int idx) {
   }
 }
 
-static void *placed_malloc(int k, int idx, size_t n) {
+static void *placed_malloc(int k, int idx, size_t n, size_t held) {
   struct kstate *s = &Kinds[k];
   void *p;
   size_t u;
@@ -566,19 +606,20 @@ static void *placed_malloc(int k, int idx, size_t n) {
     u = memkind_malloc_usable_size(slot_kind(idx), p);
   }
   note_thread(idx);
-  account_alloc(s, n, u);
+  account_alloc(s, n, u, held);
   hm_track_alloc(p, u);
   return p;
 }
 
-static void *placed_aligned(int k, int idx, size_t align, size_t n) {
+static void *placed_aligned(int k, int idx, size_t align, size_t n,
+                            size_t held) {
   struct kstate *s = &Kinds[k];
   void *p = slot_alloc(idx, n, align);
   if (!p)
     return NULL;
   size_t u = memkind_malloc_usable_size(slot_kind(idx), p);
   note_thread(idx);
-  account_alloc(s, n, u);
+  account_alloc(s, n, u, held);
   hm_track_alloc(p, u);
   return p;
 }
@@ -611,14 +652,18 @@ static inline int valid_kind(enum hmplace_kind k) {
  * falls back to the ordinary heap with C's own call. */
 static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
   hm_ctx_account(req);
-  if (!valid_kind(k) || !may_place(k, req))
+  size_t held;
+  if (!valid_kind(k) || !may_place(k, req, &held))
     return NULL;
   int idx = slot_for(k);
   void *p = NULL;
   if (idx >= 0)
-    p = align ? placed_aligned(k, idx, align, req) : placed_malloc(k, idx, req);
-  if (!p)
+    p = align ? placed_aligned(k, idx, align, req, held)
+              : placed_malloc(k, idx, req, held);
+  if (!p) {
+    atomic_fetch_sub_explicit(&Kinds[k].live, held, memory_order_relaxed);
     placed_failed(k);
+  }
   return p;
 }
 
@@ -753,35 +798,50 @@ static void *placed_realloc(int idx, void *p, size_t n) {
   int k = SlotTab[idx].kind;
   struct kstate *s = &Kinds[k];
   size_t old = memkind_malloc_usable_size(slot_kind(idx), p);
+  /* Growth is taken from the budget first, as in may_place. */
   uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
-  int fits =
-      !b || n <= old ||
-      atomic_load_explicit(&s->live, memory_order_relaxed) + n - old <= b;
-  if (fits && !atomic_load_explicit(&Off, memory_order_relaxed)) {
+  size_t want = usable_for(n);
+  size_t grow = want > old ? want - old : 0, held = 0;
+  int off = atomic_load_explicit(&Off, memory_order_relaxed);
+  int fits = !off && (!b || !grow || reserve(s, b, grow));
+  if (fits && b)
+    held = grow;
+  if (fits) {
     hm_track_forget(p);
     /* In place, or moved within the slot's current chunk. */
     struct slot *sl = &SlotTab[idx];
     void *q = memkind_realloc(sl->chunk[atomic_load(&sl->cur)], p, n);
     if (q) {
       size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
-      account_free(s, old);
+      account_free(s, old + held);
       add_live(s, u);
       hm_track_alloc(q, u);
       return q;
     }
     hm_track_alloc(p, old); /* still ours, unchanged */
-    /* That chunk is full: another chunk of the slot, or a new one. */
-    if ((q = slot_alloc(idx, n, 0))) {
-      size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
-      memcpy(q, p, old < n ? old : n);
-      add_live(s, u);
-      hm_track_alloc(q, u);
-      placed_free(idx, p);
-      return q;
+    /* That chunk is full: another chunk of the slot, or a new one. The old
+     * block stays until the copy is made, so the budget must hold both. */
+    if (!b || reserve(s, b, want - held)) {
+      held = b ? want : 0;
+      if ((q = slot_alloc(idx, n, 0))) {
+        size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
+        memcpy(q, p, old < n ? old : n);
+        account_free(s, held);
+        add_live(s, u);
+        hm_track_alloc(q, u);
+        placed_free(idx, p);
+        return q;
+      }
+      placed_failed(k);
+    } else {
+      atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
+      warn_budget(s, k);
     }
-    placed_failed(k);
+    account_free(s, held);
   } else {
     atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
+    if (!off)
+      warn_budget(s, k);
   }
   /* Over budget or full: the block leaves the kind for the ordinary heap. */
   return move_block(p, old, n, malloc(n));
