@@ -265,6 +265,7 @@ static int slot_resolve(int k, int cpu) {
   unsigned long mask[MASK_WORDS];
   char why[200] = "memkind reports it unavailable on this machine";
   if (hm_policy_now(k, &mode, mask, MAX_NODE, why, sizeof why) == 0) {
+    hm_fork_register(); /* memkind's jemalloc has registered its own */
     int n = atomic_load(&NumSlots);
     for (int i = 0; i < n && idx < 0; ++i)
       if (SlotTab[i].kind == k && SlotTab[i].mode == mode &&
@@ -557,6 +558,27 @@ static void release_thread_caches(void *unused) {
      * stay allocated (at most 64 x 40 x 32 small blocks per slot). */
   }
   pthread_mutex_unlock(&OrphanLock);
+}
+
+void hm_orphans_fork_lock(int take) {
+  if (take)
+    pthread_mutex_lock(&OrphanLock);
+  else
+    pthread_mutex_unlock(&OrphanLock);
+}
+
+/* SlotsLock, then every slot's lock: slots are only added under SlotsLock,
+ * so the set cannot change in between. */
+void hm_slots_fork_lock(int take) {
+  if (take) {
+    pthread_mutex_lock(&SlotsLock);
+    for (int i = 0; i < atomic_load(&NumSlots); ++i)
+      pthread_mutex_lock(&SlotTab[i].lock);
+  } else {
+    for (int i = atomic_load(&NumSlots) - 1; i >= 0; --i)
+      pthread_mutex_unlock(&SlotTab[i].lock);
+    pthread_mutex_unlock(&SlotsLock);
+  }
 }
 
 static void make_cache_key(void) {
@@ -955,4 +977,8 @@ __attribute__((constructor)) static void hmplace_init(void) {
   hm_read_budget_env();
   hm_report_init();
   hm_teardown_init();
+  /* memkind's jemalloc registers its fork handlers when it starts: start it
+   * now, so that ours come after and run before its own at fork (fork.c). */
+  memkind_free(MEMKIND_DEFAULT, memkind_malloc(MEMKIND_DEFAULT, 16));
+  hm_fork_register();
 }

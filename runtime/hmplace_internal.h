@@ -49,6 +49,14 @@ struct hm_job {
 };
 void hm_job_init(void);
 const struct hm_job *hm_job(void);
+/* fork.c: take (1) or release (0) each file's locks around fork(), in the
+ * order fork.c gives; hm_fork_register installs the handlers once. */
+void hm_fork_register(void);
+void hm_track_fork_lock(int take);
+void hm_ctx_fork_lock(int take);
+void hm_slots_fork_lock(int take);
+void hm_range_fork_lock(int take);
+void hm_orphans_fork_lock(int take);
 /* teardown.c: stop OpenMP workers before memkind's destructor runs. */
 void hm_teardown_init(void);
 

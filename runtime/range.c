@@ -45,6 +45,13 @@ _Atomic uintptr_t hm_range_span; /* 0 until the range exists */
 _Atomic uint8_t hm_region_owner[HM_SPAN >> HM_REGION_SHIFT];
 
 static pthread_mutex_t Lock = PTHREAD_MUTEX_INITIALIZER;
+
+void hm_range_fork_lock(int take) {
+  if (take)
+    pthread_mutex_lock(&Lock);
+  else
+    pthread_mutex_unlock(&Lock);
+}
 static int Ready;
 static int Reserved;       /* the reserved way */
 static uintptr_t NextFree; /* reserved way: first unused byte */

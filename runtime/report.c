@@ -140,6 +140,13 @@ enum { NBUCKETS = 4096 };
 static struct blk *Buckets[NBUCKETS];
 static pthread_mutex_t TrackLock = PTHREAD_MUTEX_INITIALIZER;
 
+void hm_track_fork_lock(int take) {
+  if (take)
+    pthread_mutex_lock(&TrackLock);
+  else
+    pthread_mutex_unlock(&TrackLock);
+}
+
 static size_t bucket(void *p) {
   uintptr_t v = (uintptr_t)p >> 4;
   return (v ^ (v >> 12) ^ (v >> 24)) % NBUCKETS;
