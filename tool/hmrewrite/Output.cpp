@@ -14,6 +14,8 @@
 #include "llvm/Support/SHA1.h"
 #include "llvm/Support/YAMLTraits.h"
 
+#include <csignal>
+#include <cstdlib>
 #include <functional>
 #include <unistd.h>
 
@@ -206,6 +208,20 @@ bool printDiff(const RewriteSession &S, raw_ostream &OS, DiagEngine &D) {
                             });
 }
 
+/// Test hook: HMREWRITE_CRASH_AT=N kills the process (SIGKILL, as a crash or
+/// an OOM killer would) at the N-th step of writing files in place: each file
+/// is three steps (temp file made, temp file written, renamed over the
+/// original). The test suite checks that no step leaves a file half written.
+static void crashPoint() {
+  static long At = [] {
+    const char *E = getenv("HMREWRITE_CRASH_AT");
+    return E ? atol(E) : 0;
+  }();
+  static long Step = 0;
+  if (At > 0 && ++Step == At)
+    raise(SIGKILL);
+}
+
 bool writeInPlace(const RewriteSession &S, DiagEngine &D) {
   return forEachChangedFile(
       S, D,
@@ -226,9 +242,13 @@ bool writeInPlace(const RewriteSession &S, DiagEngine &D) {
           D.report(File, Severity::Error, "cannot write: " + EC.message());
           return false;
         }
+        crashPoint();
         {
           raw_fd_ostream Out(FD, /*shouldClose=*/true);
-          Out << New;
+          Out << New.substr(0, New.size() / 2);
+          Out.flush();
+          crashPoint();
+          Out << New.substr(New.size() / 2);
           Out.close();
           if (Out.has_error()) {
             D.report(File, Severity::Error,
@@ -250,6 +270,7 @@ bool writeInPlace(const RewriteSession &S, DiagEngine &D) {
           sys::fs::remove(Tmp);
           return false;
         }
+        crashPoint();
         return true;
       });
 }
