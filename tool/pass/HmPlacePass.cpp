@@ -117,17 +117,39 @@ struct LoadedPlan {
   std::unique_ptr<Plan> P;       ///< null if the plan could not be read
 };
 
-const LoadedPlan &loadPlanOnce(const std::string &Path) {
+/// The plan's entries a module can use: those naming one of \p Bases.
+const LoadedPlan &loadPlanOnce(const std::string &Path,
+                               const std::set<std::string> &Bases) {
   static std::mutex Lock;
   static std::map<std::string, std::unique_ptr<LoadedPlan>> Cache;
   std::lock_guard<std::mutex> G(Lock);
-  std::unique_ptr<LoadedPlan> &L = Cache[Path];
+  std::string Key = Path;
+  for (const std::string &B : Bases)
+    Key += '\0' + B;
+  std::unique_ptr<LoadedPlan> &L = Cache[Key];
   if (!L) {
     L = std::make_unique<LoadedPlan>();
     L->D = std::make_unique<DiagEngine>(errs());
-    L->P = loadPlan(Path, *L->D); // null after reporting any error
+    // Null after reporting any error.
+    L->P = loadPlanFor(Path, Bases, *L->D);
   }
   return *L;
+}
+
+/// Base names of the files the module's code is written in, through
+/// inlining and #line too: every call the plan could name or note is in one.
+std::set<std::string> moduleBasenames(const Module &M) {
+  std::set<std::string> Out;
+  for (const Function &Fn : M) {
+    if (const DISubprogram *SP = Fn.getSubprogram())
+      Out.insert(sys::path::filename(SP->getFilename()).str());
+    for (const Instruction &I : instructions(Fn))
+      if (isa<CallBase>(I))
+        for (const DILocation *DL = I.getDebugLoc().get(); DL;
+             DL = DL->getInlinedAt())
+          Out.insert(sys::path::filename(DL->getFilename()).str());
+  }
+  return Out;
 }
 
 /// The module's main source file, absolute: what users call the module
@@ -375,7 +397,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
         DS_Error));
     return PreservedAnalyses::all();
   }
-  const LoadedPlan &L = loadPlanOnce(Resolved);
+  const LoadedPlan &L = loadPlanOnce(Resolved, moduleBasenames(M));
   if (!L.P) {
     Ctx.diagnose(HmPlaceDiag("HmPlace: cannot use plan '" + Path +
                                  "' (see the errors above)",
@@ -540,9 +562,9 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     std::set<const PlanEntry *> Unmatched;
     for (const PlanEntry *E : Matcher.unmatched())
       Unmatched.insert(E);
-    for (size_t I = 0; I < L.P->Entries.size(); ++I)
-      if (!Unmatched.count(&L.P->Entries[I]))
-        R.Matched.insert(I);
+    for (const PlanEntry &E : L.P->Entries)
+      if (!Unmatched.count(&E))
+        R.Matched.insert(E.Index);
     if (!R.Module.empty()) {
       std::string Err = writeRecord(Resolved, R);
       if (!Err.empty())

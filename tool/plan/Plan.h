@@ -61,6 +61,9 @@ struct PlanEntry {
   std::string Note; ///< informational
   llvm::SMLoc Loc;  ///< the entry itself
   llvm::SMLoc KeyLoc, KindLoc;
+  /// Position in the whole plan (a plan loaded for one compile holds only
+  /// the entries that compile can use; build records name entries by this).
+  unsigned Index = 0;
   std::string key() const; ///< `a.c:1 > b.c:2`
 };
 
@@ -91,6 +94,14 @@ public:
 /// Read a plan from a file, detecting its format from its extension and
 /// content. Returns nullptr after reporting errors through \p D.
 std::unique_ptr<Plan> loadPlan(llvm::StringRef Path, DiagEngine &D);
+/// The plan as one compile needs it: only the entries one of whose source
+/// frames names a file called one of \p Basenames (file names without
+/// directories). A plan of more than a few thousand entries is read from a
+/// compact index of it, built once per plan content and cached beside the
+/// plan (`<plan>.hmidx`, else in $XDG_CACHE_HOME/hmplace); see PlanIndex.cpp.
+std::unique_ptr<Plan> loadPlanFor(llvm::StringRef Path,
+                                  const std::set<std::string> &Basenames,
+                                  DiagEngine &D);
 /// Same, from a buffer (fuzzing, tests); \p Name is used in diagnostics.
 std::unique_ptr<Plan> parsePlan(std::unique_ptr<llvm::MemoryBuffer> Buf,
                                 DiagEngine &D,

@@ -737,7 +737,11 @@ std::unique_ptr<Plan> parsePlan(std::unique_ptr<MemoryBuffer> Buf,
     OK = MemDefReader(D, ID, *P).read();
     break;
   }
-  return OK ? std::move(P) : nullptr;
+  if (!OK)
+    return nullptr;
+  for (size_t I = 0; I < P->Entries.size(); ++I)
+    P->Entries[I].Index = unsigned(I);
+  return P;
 }
 
 std::unique_ptr<Plan> loadPlan(StringRef Path, DiagEngine &D) {

@@ -1,0 +1,344 @@
+//===- PlanIndex.cpp - large plans read per compile through a cached index ===//
+//
+// A profile-driven advisor writes plans of 100k entries; every compile that
+// loads HmPlace.so would parse all of them (measured: 0.75 s and 170 MB per
+// compiler process) to use the few that name its files. So a large plan is
+// parsed once per content, by whichever compile comes first, into an index:
+// its entries serialised one per line, and per file base name the offsets of
+// the lines of the entries that name it. A compile reads the index, looks up
+// its files' base names and parses those lines only. The index is written to
+// a temporary file and renamed into place, so parallel compiles (make -j)
+// either find a whole index or build their own; its first line holds the
+// plan's content hash and size, so an edited plan is never answered from a
+// stale index. Plan locations are kept as byte offsets into the plan, which
+// is mapped (not parsed) so that diagnostics still point into it.
+//
+//===----------------------------------------------------------------------===//
+#include "plan/Plan.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <map>
+
+using namespace llvm;
+
+namespace hmplace {
+
+/// Plans smaller than this are parsed whole: a few thousand entries cost
+/// less than a millisecond or two, and leave no index files around.
+static constexpr size_t IndexThreshold = 512 * 1024;
+static constexpr StringLiteral Magic = "hmidx 2";
+
+static std::string escape(StringRef S) {
+  std::string O;
+  for (char C : S) {
+    if (C == '\\')
+      O += "\\\\";
+    else if (C == '\t')
+      O += "\\t";
+    else if (C == '\n')
+      O += "\\n";
+    else if (C == '\x1f')
+      O += "\\u";
+    else
+      O += C;
+  }
+  return O;
+}
+
+static std::string unescape(StringRef S) {
+  std::string O;
+  for (size_t I = 0; I < S.size(); ++I) {
+    if (S[I] != '\\' || I + 1 == S.size()) {
+      O += S[I];
+      continue;
+    }
+    char C = S[++I];
+    O += C == 't' ? '\t' : C == 'n' ? '\n' : C == 'u' ? '\x1f' : C;
+  }
+  return O;
+}
+
+static std::string baseKey(StringRef File, bool IgnoreCase) {
+  StringRef B = sys::path::filename(File);
+  return IgnoreCase ? B.lower() : B.str();
+}
+
+static long offsetOf(SMLoc L, const char *Start, size_t Size) {
+  const char *P = L.getPointer();
+  return P && P >= Start && P <= Start + Size ? long(P - Start) : -1;
+}
+
+/// The index of \p P, whose text starts at \p Start (\p Size bytes).
+static std::string writeIndex(const Plan &P, const char *Start, size_t Size) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS << Magic << " " << utohexstr(P.ContentHash) << " " << Size << "\n";
+  OS << "plan " << P.Version << " " << int(P.Format) << " "
+     << (P.IgnoreCase ? 1 : 0) << "\t" << escape(P.Note) << "\n";
+  for (const auto &[Name, T] : P.Tiers)
+    OS << "T\t" << escape(Name) << "\t" << escape(T->KindSpelling) << "\t"
+       << (T->Capacity ? std::to_string(*T->Capacity) : "-") << "\t"
+       << offsetOf(T->Loc, Start, Size) << "\t" << escape(T->Note) << "\n";
+  // Entries first into their own text, to know their offsets.
+  std::string Entries;
+  std::map<std::string, std::vector<size_t>> ByBase;
+  for (const PlanEntry &E : P.Entries) {
+    size_t At = Entries.size();
+    std::string Line = "E\t" + std::to_string(E.Index) + "\t" +
+                       std::to_string(offsetOf(E.Loc, Start, Size)) + "\t" +
+                       std::to_string(offsetOf(E.KeyLoc, Start, Size)) + "\t" +
+                       std::to_string(offsetOf(E.KindLoc, Start, Size)) + "\t" +
+                       (E.IsStack ? "1" : "0") + "\t";
+    for (size_t I = 0; I < E.Frames.size(); ++I)
+      Line += (I ? "\x1f" : "") + escape(E.Frames[I].str());
+    Line += "\t" + escape(E.To.Spelling) + "\t" + escape(E.Size) + "\t" +
+            escape(E.Note) + "\n";
+    Entries += Line;
+    std::set<std::string> Bases;
+    for (const Frame &F : E.Frames)
+      if (F.Kind == Frame::Form::Source)
+        Bases.insert(baseKey(F.File, P.IgnoreCase));
+    for (const std::string &B : Bases)
+      ByBase[B].push_back(At);
+  }
+  OS << "files " << ByBase.size() << "\n";
+  for (const auto &[B, Offs] : ByBase) {
+    OS << "F\t" << escape(B) << "\t";
+    ListSeparator LS(" ");
+    for (size_t O : Offs)
+      OS << LS << O;
+    OS << "\n";
+  }
+  OS << "entries " << P.Entries.size() << "\n" << Entries;
+  return Out;
+}
+
+/// Read the entries of \p Index that name one of \p Bases into \p P, whose
+/// plan text (for locations) starts at \p Start. False if the index is not
+/// one this code wrote for this plan.
+static bool readIndex(StringRef Index, Plan &P,
+                      const std::set<std::string> &Bases, const char *Start,
+                      size_t Size) {
+  auto Loc = [&](StringRef Off) {
+    long N;
+    if (Off.getAsInteger(10, N) || N < 0 || size_t(N) > Size)
+      return SMLoc();
+    return SMLoc::getFromPointer(Start + N);
+  };
+  auto [Head, Rest] = Index.split('\n');
+  SmallVector<StringRef, 4> HF;
+  Head.split(HF, ' ');
+  if (HF.size() != 4 || (HF[0] + " " + HF[1]).str() != Magic ||
+      HF[2] != utohexstr(P.ContentHash) || HF[3] != std::to_string(Size))
+    return false;
+  auto [PlanLine, AfterPlan] = Rest.split('\n');
+  Rest = AfterPlan;
+  {
+    auto [Nums, Note] = PlanLine.split('\t');
+    SmallVector<StringRef, 4> F;
+    Nums.split(F, ' ');
+    unsigned Fmt, IC;
+    if (F.size() != 4 || F[0] != "plan" || F[1].getAsInteger(10, P.Version) ||
+        F[2].getAsInteger(10, Fmt) || F[3].getAsInteger(10, IC))
+      return false;
+    P.Format = PlanFormat(Fmt);
+    P.IgnoreCase = IC;
+    P.Note = unescape(Note);
+  }
+  // Tiers.
+  while (Rest.starts_with("T\t")) {
+    auto [Line, Tail] = Rest.split('\n');
+    Rest = Tail;
+    SmallVector<StringRef, 6> F;
+    Line.split(F, '\t');
+    if (F.size() != 6)
+      return false;
+    auto T = std::make_unique<Tier>();
+    T->Name = unescape(F[1]);
+    T->KindSpelling = unescape(F[2]);
+    T->Kind = findKind(T->KindSpelling) ? findKind(T->KindSpelling)
+                                        : findAlias(T->KindSpelling);
+    uint64_t Cap;
+    if (F[3] != "-" && !F[3].getAsInteger(10, Cap))
+      T->Capacity = Cap;
+    T->Loc = Loc(F[4]);
+    T->Note = unescape(F[5]);
+    if (!T->Kind)
+      return false;
+    std::string Name = T->Name;
+    P.Tiers[Name] = std::move(T);
+  }
+  // The offsets of the entries this compile needs.
+  auto [FilesLine, AfterFiles] = Rest.split('\n');
+  Rest = AfterFiles;
+  if (!FilesLine.starts_with("files "))
+    return false;
+  std::set<size_t> Wanted;
+  while (Rest.starts_with("F\t")) {
+    auto [Line, Tail] = Rest.split('\n');
+    Rest = Tail;
+    auto [Base, Offs] = Line.drop_front(2).split('\t');
+    if (!Bases.count(unescape(Base)))
+      continue;
+    SmallVector<StringRef, 16> O;
+    Offs.split(O, ' ', -1, false);
+    for (StringRef X : O) {
+      size_t N;
+      if (X.getAsInteger(10, N))
+        return false;
+      Wanted.insert(N);
+    }
+  }
+  auto [EntriesLine, Body] = Rest.split('\n');
+  if (!EntriesLine.starts_with("entries "))
+    return false;
+  for (size_t Off : Wanted) {
+    if (Off >= Body.size())
+      return false;
+    StringRef Line = Body.substr(Off).split('\n').first;
+    SmallVector<StringRef, 10> F;
+    Line.split(F, '\t');
+    if (F.size() != 10 || F[0] != "E")
+      return false;
+    PlanEntry E;
+    if (F[1].getAsInteger(10, E.Index))
+      return false;
+    E.Loc = Loc(F[2]);
+    E.KeyLoc = Loc(F[3]);
+    E.KindLoc = Loc(F[4]);
+    E.IsStack = F[5] == "1";
+    SmallVector<StringRef, 4> Frames;
+    F[6].split(Frames, '\x1f');
+    for (StringRef FT : Frames) {
+      std::string Err;
+      std::optional<Frame> Fr = parseFrame(unescape(FT), Err);
+      if (!Fr)
+        return false;
+      E.Frames.push_back(std::move(*Fr));
+    }
+    E.To.Spelling = unescape(F[7]);
+    E.To.Kind = P.resolveKind(E.To.Spelling, &E.To.TheTier);
+    if (!E.To.Kind || E.Frames.empty())
+      return false;
+    E.Size = unescape(F[8]);
+    E.Note = unescape(F[9]);
+    P.Entries.push_back(std::move(E));
+  }
+  llvm::sort(P.Entries, [](const PlanEntry &A, const PlanEntry &B) {
+    return A.Index < B.Index;
+  });
+  return true;
+}
+
+/// Where the index of the plan at \p Path may be: beside it, then in the
+/// user's cache directory (a plan in a directory the build cannot write).
+static std::vector<std::string> indexPaths(StringRef Path, uint64_t Hash) {
+  std::vector<std::string> Out = {(Path + ".hmidx").str()};
+  SmallString<256> Cache;
+  if (std::optional<std::string> X = sys::Process::GetEnv("XDG_CACHE_HOME"))
+    Cache = *X;
+  else if (std::optional<std::string> H = sys::Process::GetEnv("HOME"))
+    sys::path::append(Cache, *H, ".cache");
+  if (!Cache.empty()) {
+    sys::path::append(Cache, "hmplace", utohexstr(Hash) + ".hmidx");
+    Out.push_back(std::string(Cache));
+  }
+  return Out;
+}
+
+static bool writeAtomically(StringRef Target, StringRef Text) {
+  SmallString<256> Dir(sys::path::parent_path(Target));
+  if (!Dir.empty() && sys::fs::create_directories(Dir))
+    return false;
+  SmallString<256> Tmp;
+  int FD;
+  if (sys::fs::createUniqueFile(Target + ".tmp-%%%%%%", FD, Tmp))
+    return false;
+  {
+    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Text;
+    OS.close();
+    if (OS.has_error()) {
+      OS.clear_error();
+      sys::fs::remove(Tmp);
+      return false;
+    }
+  }
+  if (sys::fs::rename(Tmp, Target)) {
+    sys::fs::remove(Tmp);
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Plan> loadPlanFor(StringRef Path,
+                                  const std::set<std::string> &Basenames,
+                                  DiagEngine &D) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf) {
+    D.report(Path, Severity::Error,
+             "cannot read plan: " + Buf.getError().message());
+    return nullptr;
+  }
+  if ((*Buf)->getBufferSize() < IndexThreshold)
+    return parsePlan(std::move(*Buf), D);
+  StringRef Text = (*Buf)->getBuffer();
+  const char *Start = Text.data();
+  size_t Size = Text.size();
+  uint64_t Hash = xxh3_64bits(arrayRefFromStringRef(Text));
+  std::vector<std::string> Where = indexPaths(Path, Hash);
+  for (const std::string &IP : Where) {
+    auto Idx = MemoryBuffer::getFile(IP, /*IsText=*/false,
+                                     /*RequiresNullTerminator=*/false);
+    if (!Idx)
+      continue;
+    auto P = std::make_unique<Plan>();
+    P->Path = Path.str();
+    P->PlanDir = normalizePath(sys::path::parent_path(P->Path), "");
+    if (!sys::path::is_absolute(P->PlanDir)) {
+      SmallString<256> Cwd;
+      if (!sys::fs::current_path(Cwd))
+        P->PlanDir = normalizePath(P->PlanDir, Cwd);
+    }
+    P->ContentHash = Hash;
+    // With IgnoreCase the index holds lower-case names; ask both ways.
+    std::set<std::string> Keys = Basenames;
+    for (const std::string &B : Basenames)
+      Keys.insert(StringRef(B).lower());
+    if (readIndex((*Idx)->getBuffer(), *P, Keys, Start, Size)) {
+      D.addBuffer(std::move(*Buf)); // locations point into it
+      return P;
+    }
+  }
+  // No index for this content yet: parse, write one, keep what is needed.
+  std::unique_ptr<Plan> P = parsePlan(std::move(*Buf), D);
+  if (!P)
+    return nullptr;
+  std::string Index = writeIndex(*P, Start, Size);
+  for (const std::string &IP : Where)
+    if (writeAtomically(IP, Index))
+      break;
+  llvm::erase_if(P->Entries, [&](const PlanEntry &E) {
+    return llvm::none_of(E.Frames, [&](const Frame &F) {
+      return F.Kind == Frame::Form::Source &&
+             (Basenames.count(baseKey(F.File, false)) ||
+              (P->IgnoreCase &&
+               llvm::any_of(Basenames, [&](const std::string &B) {
+                 return StringRef(B).equals_insensitive(
+                     sys::path::filename(F.File));
+               })));
+    });
+  });
+  return P;
+}
+
+} // namespace hmplace
