@@ -142,7 +142,7 @@ public:
       recordCaller(CE);
       return true;
     }
-    record(CE, FD, Fn, Already);
+    record(CE, FD, Fn, Already, TakesKind);
     return true;
   }
 
@@ -275,14 +275,30 @@ private:
     return true;
   }
 
+  /// An earlier run's kind argument, where a later plan may change it: its
+  /// text and file range, if written plainly in the edit's file.
+  void recordKindArg(CallRecord &R, FileID FID, const Expr *Arg) {
+    SourceRange SR = Arg->getSourceRange();
+    if (!SR.getBegin().isFileID() || !SR.getEnd().isFileID() ||
+        SM.getFileID(SR.getBegin()) != FID)
+      return;
+    unsigned B = offsetOf(SR.getBegin());
+    unsigned E = offsetOf(SR.getEnd()) +
+                 Lexer::MeasureTokenLength(SR.getEnd(), SM, Ctx.getLangOpts());
+    R.KindArgOffset = B;
+    R.KindArgText = SM.getBufferData(FID).slice(B, E).str();
+  }
+
   void record(CallExpr *CE, const FunctionDecl *FD, const AllocFn *Fn,
-              bool Already) {
+              bool Already, bool TakesKind) {
     CallRecord *R = start(CE->getBeginLoc(), Fn, Already);
     if (!R)
       return;
     const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
     FileID FID = locateEdit(*R, Callee->getBeginLoc(), Callee->getEndLoc(),
                             FD->getName());
+    if (Already && TakesKind && R->Edit == CallRecord::Editable)
+      recordKindArg(*R, FID, CE->getArg(0));
     // The kind goes before the first argument, in the same context as the
     // callee: a file position, or the same macro argument's spelling.
     if (!Already && R->Edit == CallRecord::Editable) {
@@ -361,6 +377,8 @@ public:
       R->Edit = CallRecord::InMacroBody;
     else
       FID = locateEdit(*R, Kw, Kw, "new");
+    if (Already && R->Edit == CallRecord::Editable)
+      recordKindArg(*R, FID, NE->getPlacementArg(0));
     if (!Already && R->Edit == CallRecord::Editable) {
       if (Nothrow) {
         R->NewInParens = argumentOffset(
@@ -714,9 +732,8 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
   Calls.reserve(Calls.size() + TUCalls.size());
   for (CallRecord &C : TUCalls) {
     // EditFile is interned: its address stands for its text.
-    SmallVector<size_t, 1> &Bucket =
-        SeenCalls[hash_combine(C.Key.Line, C.Key.Column, C.EditFile.data(),
-                               C.CalleeOffset)];
+    SmallVector<size_t, 1> &Bucket = SeenCalls[hash_combine(
+        C.Key.Line, C.Key.Column, C.EditFile.data(), C.CalleeOffset)];
     auto Dup =
         llvm::find_if(Bucket, [&](size_t I) { return Same(Calls[I], C); });
     if (Dup != Bucket.end()) {
@@ -938,8 +955,24 @@ bool RewriteSession::finish() {
                                 P->Entry->key() + "')"));
       continue;
     }
-    if (Wanted && C.AlreadyPlaced)
-      ++NumAlreadyPlaced;
+    if (Wanted && C.AlreadyPlaced) {
+      // The plan may have moved the site to another kind since: the kind
+      // argument follows it, so a rerun brings the sources to the plan.
+      std::string Want =
+          Contextual ? std::string() : runtimeKindConstant(*P->Entry->To.Kind);
+      if (!Want.empty() && !C.KindArgText.empty() && C.KindArgText != Want &&
+          StringRef(C.KindArgText).starts_with("HMPLACE_") &&
+          isRewritten(C.EditFile)) {
+        addEdit(C.EditFile, C.KindArgOffset, C.KindArgText.size(), Want);
+        ++NumRekinded;
+      } else {
+        ++NumAlreadyPlaced;
+      }
+    } else if (C.AlreadyPlaced && !C.KindArgText.empty() && !Wanted &&
+               Matcher && isRewritten(C.EditFile)) {
+      warnAt(C, "placed in the source (" + C.KindArgText +
+                    ") but no plan entry names this call; left as it is");
+    }
     // Everything else that frees must dispatch: free, and realloc that is
     // not placed (it keeps the block wherever it lives).
     if (C.Fn->Dispatch && !C.AlreadyPlaced &&

@@ -72,6 +72,10 @@ struct CallRecord {
   /// `new` keyword, or as `KIND, ` before `std::nothrow` (NewInParens).
   bool IsNew = false, NewInParens = false;
   unsigned NewOffset = 0;
+  /// A placed call from an earlier run: its kind argument as written and
+  /// where (empty: not a plain argument in the file).
+  std::string KindArgText;
+  unsigned KindArgOffset = 0;
   /// Why this allocation can never be rewritten here (placement new, a class
   /// with its own operator new), or empty.
   std::string NotPlaceable;
@@ -141,6 +145,8 @@ public:
   unsigned notedCount() const { return NumNoted; }
   /// Planned sites an earlier run placed (a rerun's no-op).
   unsigned alreadyPlacedCount() const { return NumAlreadyPlaced; }
+  /// Placed sites whose kind the plan changed since (their argument edited).
+  unsigned rekindedCount() const { return NumRekinded; }
   /// Allocation calls in inactive preprocessor branches of edited files.
   unsigned skippedCount() const;
   /// Whether \p File was parsed (successfully or not).
@@ -196,7 +202,8 @@ private:
   std::set<std::string> Failed;
   std::set<std::string> FilesRead;
   std::set<std::pair<std::string, unsigned>> SkippedCalls;
-  unsigned NumPlaced = 0, NumDispatch = 0, NumNoted = 0, NumAlreadyPlaced = 0;
+  unsigned NumPlaced = 0, NumDispatch = 0, NumNoted = 0, NumAlreadyPlaced = 0,
+           NumRekinded = 0;
   bool Remarks = false, Verbose = false;
 };
 

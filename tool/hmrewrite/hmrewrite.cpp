@@ -218,9 +218,12 @@ int main(int argc, const char **argv) {
            << " already placed; nothing to change\n";
   else
     errs() << "hmrewrite: " << S.placedCount() << " sites placed ("
-           << S.alreadyPlacedCount() << " already), " << S.notedCount()
-           << " caller frames noted, " << S.dispatchCount()
-           << " free/realloc calls dispatched, " << S.edits().size()
-           << " files changed\n";
+           << S.alreadyPlacedCount() << " already"
+           << (S.rekindedCount() ? ", " + std::to_string(S.rekindedCount()) +
+                                       " moved to the kind the plan now gives"
+                                 : std::string())
+           << "), " << S.notedCount() << " caller frames noted, "
+           << S.dispatchCount() << " free/realloc calls dispatched, "
+           << S.edits().size() << " files changed\n";
   return (OK && Written && S.failedFiles().empty() && D.errors() == 0) ? 0 : 1;
 }
