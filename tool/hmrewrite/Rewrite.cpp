@@ -573,9 +573,8 @@ static std::vector<unsigned> allocationCallsIn(StringRef Text, bool CPlusPlus) {
 /// preprocessor branches of the files being rewritten.
 class IncludeTracker : public PPCallbacks {
 public:
-  IncludeTracker(SourceManager &SM, const LangOptions &LO,
-                 const RewriteSession &S, const std::string &Dir,
-                 MainFileInfo &Info)
+  IncludeTracker(SourceManager &SM, const LangOptions &LO, RewriteSession &S,
+                 const std::string &Dir, MainFileInfo &Info)
       : SM(SM), LO(LO), S(S), Dir(Dir), Info(Info) {}
 
   void InclusionDirective(SourceLocation Hash, const Token &, StringRef Name,
@@ -588,6 +587,18 @@ public:
       Info.IncludesRuntime = true;
     if (Depth == 0)
       Info.LastIncludeLine = SM.getSpellingLineNumber(Range.getEnd());
+  }
+  /// Every file entered, and every name #line gives: a large plan's
+  /// entries for it are loaded before its calls are parsed.
+  void FileChanged(SourceLocation Loc, FileChangeReason Reason,
+                   SrcMgr::CharacteristicKind Kind, FileID) override {
+    if ((Reason != EnterFile && Reason != RenameFile) || SrcMgr::isSystem(Kind))
+      return;
+    if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getFileID(Loc)))
+      S.seeFile(FE->getName());
+    PresumedLoc PL = SM.getPresumedLoc(Loc);
+    if (PL.isValid())
+      S.seeFile(PL.getFilename());
   }
   void SourceRangeSkipped(SourceRange Range, SourceLocation) override {
     FileID FID = SM.getFileID(Range.getBegin());
@@ -628,7 +639,7 @@ private:
   }
   SourceManager &SM;
   const LangOptions &LO;
-  const RewriteSession &S;
+  RewriteSession &S;
   const std::string &Dir;
   MainFileInfo &Info;
   int Depth = 0;
@@ -700,10 +711,17 @@ RewriteSession::actionFactory() {
   return std::make_unique<Factory>(*this);
 }
 
-RewriteSession::RewriteSession(const Plan *P, DiagEngine &D)
-    : ThePlan(P), D(D) {
-  if (P)
-    Matcher.emplace(*P);
+RewriteSession::RewriteSession(PlanSource *Src, DiagEngine &D)
+    : Src(Src), ThePlan(Src ? &Src->plan() : nullptr), D(D) {
+  if (ThePlan)
+    Matcher.emplace(*ThePlan);
+}
+
+void RewriteSession::seeFile(StringRef Name) {
+  // The matcher holds pointers into the plan's entries: made again when
+  // entries come (during parsing it only answers which lines hold callers).
+  if (Src && Src->load(sys::path::filename(Name)))
+    Matcher.emplace(*ThePlan);
 }
 
 /// Whether \p Path names a header by its extension.
@@ -867,6 +885,11 @@ bool RewriteSession::finish() {
   unsigned ErrorsBefore = D.errors();
   std::vector<Placement> Decisions;
   std::vector<int> CallIndex(Calls.size(), -1);
+  // -v names every entry not examined: all of a large plan is needed then.
+  if (Src && Verbose && Src->unloaded()) {
+    Src->loadAll();
+    Matcher.emplace(*ThePlan);
+  }
   if (Matcher) {
     for (size_t I = 0; I < Calls.size(); ++I)
       if (Calls[I].Fn && Calls[I].Fn->allocates() &&
@@ -987,6 +1010,7 @@ bool RewriteSession::finish() {
     Cov.Read.assign(FilesRead.begin(), FilesRead.end());
     Cov.Failed.assign(Failed.begin(), Failed.end());
     Cov.ListUnexamined = Verbose;
+    Cov.NotLoaded = Src ? Src->unloaded() : 0;
     Matcher->reportUsage(D, &Cov);
     Matcher->reportUnnoted(D);
   }

@@ -96,7 +96,10 @@ struct MainFileInfo {
 
 class RewriteSession {
 public:
-  RewriteSession(const Plan *P, DiagEngine &D);
+  /// \p Src: the plan, read a file at a time (null: --list-sites).
+  RewriteSession(PlanSource *Src, DiagEngine &D);
+  /// A file a TU reads (or a #line name): its plan entries are loaded.
+  void seeFile(llvm::StringRef Name);
 
   /// Headers whose path matches \p Regex are rewritten too (clang-tidy's
   /// --header-filter): their planned sites, caller frames and frees.
@@ -177,6 +180,7 @@ private:
   }
   void noteCaller(const CallRecord &C);
 
+  PlanSource *Src;
   const Plan *ThePlan;
   DiagEngine &D;
   std::string HeaderFilter;

@@ -126,13 +126,13 @@ int main(int argc, const char **argv) {
     D.report(Severity::Error, "no source files given");
     return 1;
   }
-  std::unique_ptr<Plan> ThePlan;
+  std::unique_ptr<PlanSource> ThePlan;
   if (!ListSites) {
     if (PlanPath.empty()) {
       D.report(Severity::Error, "--plan is required (or use --list-sites)");
       return 1;
     }
-    if (!(ThePlan = loadPlan(PlanPath, D)))
+    if (!(ThePlan = PlanSource::open(PlanPath, D)))
       return 1;
   }
   if (InPlace && !ExportFixes.empty()) {

@@ -102,6 +102,34 @@ std::unique_ptr<Plan> loadPlan(llvm::StringRef Path, DiagEngine &D);
 std::unique_ptr<Plan> loadPlanFor(llvm::StringRef Path,
                                   const std::set<std::string> &Basenames,
                                   DiagEngine &D);
+/// A plan read a file at a time, for a front end that learns which files it
+/// needs as it goes (hmrewrite: the headers a file includes). A large plan
+/// with an index holds at first no entries; load() adds those naming a file
+/// name when it is first seen. A small plan, or one whose index had to be
+/// built now, is whole from the start.
+class PlanSource {
+public:
+  static std::unique_ptr<PlanSource> open(llvm::StringRef Path, DiagEngine &D);
+  ~PlanSource();
+  const Plan &plan() const { return *P; }
+  /// Add the entries naming files called \p Basename; true if any were.
+  bool load(llvm::StringRef Basename);
+  /// Add every entry (to name each unexamined one).
+  void loadAll();
+  /// Entries not loaded: they name only files never seen.
+  unsigned unloaded() const;
+  /// The plan, for a caller done loading.
+  std::unique_ptr<Plan> take() { return std::move(P); }
+  /// Whether the plan is large enough to be read through an index.
+  bool large() const { return Large; }
+
+private:
+  PlanSource() = default;
+  struct Index;
+  std::unique_ptr<Plan> P;
+  std::unique_ptr<Index> Idx; ///< null: the plan is whole
+  bool Large = false;
+};
 /// Same, from a buffer (fuzzing, tests); \p Name is used in diagnostics.
 std::unique_ptr<Plan> parsePlan(std::unique_ptr<llvm::MemoryBuffer> Buf,
                                 DiagEngine &D,
@@ -156,6 +184,8 @@ struct Coverage {
   std::vector<std::string> Failed; ///< files that did not compile
   /// Name each entry for files not read; else print only their number.
   bool ListUnexamined = false;
+  /// Entries a PlanSource never loaded (they name files no file read).
+  unsigned NotLoaded = 0;
 };
 
 class SiteMatcher {

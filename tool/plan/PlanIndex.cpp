@@ -121,18 +121,20 @@ static std::string writeIndex(const Plan &P, const char *Start, size_t Size) {
   return Out;
 }
 
-/// Read the entries of \p Index that name one of \p Bases into \p P, whose
-/// plan text (for locations) starts at \p Start. False if the index is not
-/// one this code wrote for this plan.
-static bool readIndex(StringRef Index, Plan &P,
-                      const std::set<std::string> &Bases, const char *Start,
-                      size_t Size) {
-  auto Loc = [&](StringRef Off) {
-    long N;
-    if (Off.getAsInteger(10, N) || N < 0 || size_t(N) > Size)
-      return SMLoc();
-    return SMLoc::getFromPointer(Start + N);
-  };
+static SMLoc locAt(StringRef Off, const char *Start, size_t Size) {
+  long N;
+  if (Off.getAsInteger(10, N) || N < 0 || size_t(N) > Size)
+    return SMLoc();
+  return SMLoc::getFromPointer(Start + N);
+}
+
+/// The head of \p Index (the plan's settings and tiers) into \p P, whose
+/// text starts at \p Start; the offsets of each base name's entries into
+/// \p ByBase and the entries section into \p Body. False if the index is
+/// not one this code wrote for this plan.
+static bool readHead(StringRef Index, Plan &P, const char *Start, size_t Size,
+                     std::map<std::string, std::vector<size_t>> &ByBase,
+                     StringRef &Body, size_t &Total) {
   auto [Head, Rest] = Index.split('\n');
   SmallVector<StringRef, 4> HF;
   Head.split(HF, ' ');
@@ -153,7 +155,6 @@ static bool readIndex(StringRef Index, Plan &P,
     P.IgnoreCase = IC;
     P.Note = unescape(Note);
   }
-  // Tiers.
   while (Rest.starts_with("T\t")) {
     auto [Line, Tail] = Rest.split('\n');
     Rest = Tail;
@@ -169,73 +170,79 @@ static bool readIndex(StringRef Index, Plan &P,
     uint64_t Cap;
     if (F[3] != "-" && !F[3].getAsInteger(10, Cap))
       T->Capacity = Cap;
-    T->Loc = Loc(F[4]);
+    T->Loc = locAt(F[4], Start, Size);
     T->Note = unescape(F[5]);
     if (!T->Kind)
       return false;
     std::string Name = T->Name;
     P.Tiers[Name] = std::move(T);
   }
-  // The offsets of the entries this compile needs.
   auto [FilesLine, AfterFiles] = Rest.split('\n');
   Rest = AfterFiles;
   if (!FilesLine.starts_with("files "))
     return false;
-  std::set<size_t> Wanted;
   while (Rest.starts_with("F\t")) {
     auto [Line, Tail] = Rest.split('\n');
     Rest = Tail;
     auto [Base, Offs] = Line.drop_front(2).split('\t');
-    if (!Bases.count(unescape(Base)))
-      continue;
     SmallVector<StringRef, 16> O;
     Offs.split(O, ' ', -1, false);
+    std::vector<size_t> &V = ByBase[unescape(Base)];
     for (StringRef X : O) {
       size_t N;
       if (X.getAsInteger(10, N))
         return false;
-      Wanted.insert(N);
+      V.push_back(N);
     }
   }
-  auto [EntriesLine, Body] = Rest.split('\n');
-  if (!EntriesLine.starts_with("entries "))
+  auto [EntriesLine, AfterEntries] = Rest.split('\n');
+  if (!EntriesLine.starts_with("entries ") ||
+      EntriesLine.drop_front(8).getAsInteger(10, Total))
     return false;
-  for (size_t Off : Wanted) {
-    if (Off >= Body.size())
+  Body = AfterEntries;
+  return true;
+}
+
+/// The entry at \p Off of the entries section \p Body, added to \p P.
+static bool readEntry(StringRef Body, size_t Off, Plan &P, const char *Start,
+                      size_t Size) {
+  if (Off >= Body.size())
+    return false;
+  StringRef Line = Body.substr(Off).split('\n').first;
+  SmallVector<StringRef, 10> F;
+  Line.split(F, '\t');
+  if (F.size() != 10 || F[0] != "E")
+    return false;
+  PlanEntry E;
+  if (F[1].getAsInteger(10, E.Index))
+    return false;
+  E.Loc = locAt(F[2], Start, Size);
+  E.KeyLoc = locAt(F[3], Start, Size);
+  E.KindLoc = locAt(F[4], Start, Size);
+  E.IsStack = F[5] == "1";
+  SmallVector<StringRef, 4> Frames;
+  F[6].split(Frames, '\x1f');
+  for (StringRef FT : Frames) {
+    std::string Err;
+    std::optional<Frame> Fr = parseFrame(unescape(FT), Err);
+    if (!Fr)
       return false;
-    StringRef Line = Body.substr(Off).split('\n').first;
-    SmallVector<StringRef, 10> F;
-    Line.split(F, '\t');
-    if (F.size() != 10 || F[0] != "E")
-      return false;
-    PlanEntry E;
-    if (F[1].getAsInteger(10, E.Index))
-      return false;
-    E.Loc = Loc(F[2]);
-    E.KeyLoc = Loc(F[3]);
-    E.KindLoc = Loc(F[4]);
-    E.IsStack = F[5] == "1";
-    SmallVector<StringRef, 4> Frames;
-    F[6].split(Frames, '\x1f');
-    for (StringRef FT : Frames) {
-      std::string Err;
-      std::optional<Frame> Fr = parseFrame(unescape(FT), Err);
-      if (!Fr)
-        return false;
-      E.Frames.push_back(std::move(*Fr));
-    }
-    E.To.Spelling = unescape(F[7]);
-    E.To.Kind = P.resolveKind(E.To.Spelling, &E.To.TheTier);
-    if (!E.To.Kind || E.Frames.empty())
-      return false;
-    E.Size = unescape(F[8]);
-    E.Note = unescape(F[9]);
-    P.Entries.push_back(std::move(E));
+    E.Frames.push_back(std::move(*Fr));
   }
+  E.To.Spelling = unescape(F[7]);
+  E.To.Kind = P.resolveKind(E.To.Spelling, &E.To.TheTier);
+  if (!E.To.Kind || E.Frames.empty())
+    return false;
+  E.Size = unescape(F[8]);
+  E.Note = unescape(F[9]);
+  P.Entries.push_back(std::move(E));
+  return true;
+}
+
+static void sortEntries(Plan &P) {
   llvm::sort(P.Entries, [](const PlanEntry &A, const PlanEntry &B) {
     return A.Index < B.Index;
   });
-  return true;
 }
 
 /// Where the index of the plan at \p Path may be: beside it, then in the
@@ -279,9 +286,19 @@ static bool writeAtomically(StringRef Target, StringRef Text) {
   return true;
 }
 
-std::unique_ptr<Plan> loadPlanFor(StringRef Path,
-                                  const std::set<std::string> &Basenames,
-                                  DiagEngine &D) {
+struct PlanSource::Index {
+  std::unique_ptr<MemoryBuffer> Text;
+  std::map<std::string, std::vector<size_t>> ByBase;
+  StringRef Body;
+  size_t Total = 0;
+  const char *Start = nullptr;
+  size_t Size = 0;
+  std::set<size_t> Loaded;
+};
+
+PlanSource::~PlanSource() = default;
+
+std::unique_ptr<PlanSource> PlanSource::open(StringRef Path, DiagEngine &D) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf) {
@@ -289,8 +306,13 @@ std::unique_ptr<Plan> loadPlanFor(StringRef Path,
              "cannot read plan: " + Buf.getError().message());
     return nullptr;
   }
-  if ((*Buf)->getBufferSize() < IndexThreshold)
-    return parsePlan(std::move(*Buf), D);
+  std::unique_ptr<PlanSource> S(new PlanSource());
+  S->Large = (*Buf)->getBufferSize() >= IndexThreshold;
+  if (!S->Large) {
+    if (!(S->P = parsePlan(std::move(*Buf), D)))
+      return nullptr;
+    return S;
+  }
   StringRef Text = (*Buf)->getBuffer();
   const char *Start = Text.data();
   size_t Size = Text.size();
@@ -310,32 +332,86 @@ std::unique_ptr<Plan> loadPlanFor(StringRef Path,
         P->PlanDir = normalizePath(P->PlanDir, Cwd);
     }
     P->ContentHash = Hash;
-    // With IgnoreCase the index holds lower-case names; ask both ways.
-    std::set<std::string> Keys = Basenames;
-    for (const std::string &B : Basenames)
-      Keys.insert(StringRef(B).lower());
-    if (readIndex((*Idx)->getBuffer(), *P, Keys, Start, Size)) {
-      D.addBuffer(std::move(*Buf)); // locations point into it
-      return P;
-    }
+    auto I = std::make_unique<Index>();
+    if (!readHead((*Idx)->getBuffer(), *P, Start, Size, I->ByBase, I->Body,
+                  I->Total))
+      continue;
+    I->Text = std::move(*Idx);
+    I->Start = Start;
+    I->Size = Size;
+    D.addBuffer(std::move(*Buf)); // locations point into it
+    S->P = std::move(P);
+    S->Idx = std::move(I);
+    return S;
   }
-  // No index for this content yet: parse, write one, keep what is needed.
-  std::unique_ptr<Plan> P = parsePlan(std::move(*Buf), D);
-  if (!P)
+  // No index for this content yet: parse it whole, and write one.
+  if (!(S->P = parsePlan(std::move(*Buf), D)))
     return nullptr;
-  std::string Index = writeIndex(*P, Start, Size);
+  std::string Index = writeIndex(*S->P, Start, Size);
   for (const std::string &IP : Where)
     if (writeAtomically(IP, Index))
       break;
+  return S;
+}
+
+bool PlanSource::load(StringRef Basename) {
+  if (!Idx)
+    return false;
+  size_t Before = P->Entries.size();
+  for (const std::string &K : {Basename.str(), Basename.lower()}) {
+    auto It = Idx->ByBase.find(K);
+    if (It == Idx->ByBase.end())
+      continue;
+    for (size_t Off : It->second)
+      if (Idx->Loaded.insert(Off).second &&
+          !readEntry(Idx->Body, Off, *P, Idx->Start, Idx->Size))
+        Idx->Loaded.erase(Off); // a damaged line: as if absent
+  }
+  if (P->Entries.size() == Before)
+    return false;
+  sortEntries(*P);
+  return true;
+}
+
+void PlanSource::loadAll() {
+  if (!Idx)
+    return;
+  std::vector<std::string> Names;
+  for (const auto &[B, Offs] : Idx->ByBase)
+    Names.push_back(B);
+  for (const std::string &B : Names)
+    load(B);
+}
+
+unsigned PlanSource::unloaded() const {
+  return Idx && Idx->Total > P->Entries.size()
+             ? unsigned(Idx->Total - P->Entries.size())
+             : 0;
+}
+
+std::unique_ptr<Plan> loadPlanFor(StringRef Path,
+                                  const std::set<std::string> &Basenames,
+                                  DiagEngine &D) {
+  std::unique_ptr<PlanSource> S = PlanSource::open(Path, D);
+  if (!S)
+    return nullptr;
+  for (const std::string &B : Basenames)
+    S->load(B);
+  bool Large = S->large();
+  std::unique_ptr<Plan> P = S->take();
+  if (!Large)
+    return P; // small plans are used whole, as they always were
+  // A large plan parsed whole (its index just built) keeps only what these
+  // files can use, as a plan read through its index does.
+  bool IC = P->IgnoreCase;
   llvm::erase_if(P->Entries, [&](const PlanEntry &E) {
     return llvm::none_of(E.Frames, [&](const Frame &F) {
-      return F.Kind == Frame::Form::Source &&
-             (Basenames.count(baseKey(F.File, false)) ||
-              (P->IgnoreCase &&
-               llvm::any_of(Basenames, [&](const std::string &B) {
-                 return StringRef(B).equals_insensitive(
-                     sys::path::filename(F.File));
-               })));
+      if (F.Kind != Frame::Form::Source)
+        return false;
+      StringRef Name = sys::path::filename(F.File);
+      return llvm::any_of(Basenames, [&](const std::string &B) {
+        return IC ? Name.equals_insensitive(B) : Name == B;
+      });
     });
   });
   return P;

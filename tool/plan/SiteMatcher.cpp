@@ -347,6 +347,8 @@ void SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
                "plan entry '" + E->key() +
                    "' matched no allocation call (stale plan?)");
   }
+  if (C)
+    Unexamined += C->NotLoaded;
   if (Unexamined && !C->ListUnexamined)
     D.report(P.Path, Severity::Note,
              Twine(Unexamined) + " plan entr" +
