@@ -337,7 +337,8 @@ public:
       std::string Msg = I.Msg;
       if (I.N > 1)
         Msg += " [" + std::to_string(I.N) +
-               " calls: template instances or inlined copies]";
+               " calls: template instances, inlined copies or the arrays "
+               "of one statement]";
       // flang 19 prints a remark's location as the directory of its path
       // with the root cut off (TextDiagnosticPrinter::printLocForRemarks
       // applies sys::path::relative_path), so "/src/a.f90" shows as
