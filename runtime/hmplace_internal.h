@@ -42,10 +42,9 @@ static inline void hm_track_forget(void *p) {
 }
 void hm_report_init(void);
 /* job.c: rank, node-local rank and ranks per node from the MPI launcher's
- * environment; -1 where none says. local_size_from names the variable. */
+ * environment; -1 where none says. */
 struct hm_job {
   int rank, local_rank, local_size;
-  const char *local_size_from;
 };
 void hm_job_init(void);
 const struct hm_job *hm_job(void);

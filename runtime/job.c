@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct hm_job Job = {-1, -1, -1, NULL};
+static struct hm_job Job = {-1, -1, -1};
 
 /* A non-negative decimal environment variable, or -1. */
 static int env_int(const char *name) {
@@ -30,14 +30,11 @@ static int env_int(const char *name) {
   return (*end || n < 0 || n > 1 << 30) ? -1 : (int)n;
 }
 
-static int first_int(const char *const *names, const char **which) {
+static int first_int(const char *const *names) {
   for (; *names; ++names) {
     int n = env_int(*names);
-    if (n >= 0) {
-      if (which)
-        *which = *names;
+    if (n >= 0)
       return n;
-    }
   }
   return -1;
 }
@@ -76,17 +73,16 @@ void hm_job_init(void) {
                                       "MPI_LOCALRANKID", "SLURM_LOCALID", NULL};
   static const char *const Size[] = {"OMPI_COMM_WORLD_LOCAL_SIZE",
                                      "MPI_LOCALNRANKS", NULL};
-  Job.rank = first_int(Rank, NULL);
-  Job.local_rank = first_int(Local, NULL);
-  Job.local_size = first_int(Size, &Job.local_size_from);
+  Job.rank = first_int(Rank);
+  Job.local_rank = first_int(Local);
+  Job.local_size = first_int(Size);
   if (Job.local_size < 0) {
     const char *tasks = secure_getenv("SLURM_STEP_TASKS_PER_NODE");
     int node = env_int("SLURM_NODEID");
-    if (tasks && node >= 0 &&
-        (Job.local_size = slurm_tasks_on(tasks, node)) > 0)
-      Job.local_size_from = "SLURM_STEP_TASKS_PER_NODE";
+    if (tasks && node >= 0)
+      Job.local_size = slurm_tasks_on(tasks, node);
   }
-  if (Job.local_size == 0)
+  if (Job.local_size <= 0)
     Job.local_size = -1;
 }
 
