@@ -90,6 +90,27 @@ public:
       Stack.push_back(Root);
       while (!Stack.empty()) {
         Stmt *S = Stack.pop_back_val();
+        // The commonest nodes without the generic children() dispatch.
+        switch (S->getStmtClass()) {
+        case Stmt::DeclRefExprClass:
+        case Stmt::IntegerLiteralClass:
+        case Stmt::FloatingLiteralClass:
+        case Stmt::CharacterLiteralClass:
+        case Stmt::StringLiteralClass:
+          continue; // leaves
+        case Stmt::ImplicitCastExprClass:
+          Stack.push_back(cast<ImplicitCastExpr>(S)->getSubExpr());
+          continue;
+        case Stmt::ParenExprClass:
+          Stack.push_back(cast<ParenExpr>(S)->getSubExpr());
+          continue;
+        case Stmt::BinaryOperatorClass:
+          Stack.push_back(cast<BinaryOperator>(S)->getRHS());
+          Stack.push_back(cast<BinaryOperator>(S)->getLHS());
+          continue;
+        default:
+          break;
+        }
         if (auto *CE = dyn_cast<CallExpr>(S)) {
           VisitCallExpr(CE);
         } else if (auto *ILE = dyn_cast<InitListExpr>(S)) {
