@@ -414,11 +414,6 @@ public:
   }
 
 private:
-  bool selectedHeader(FileID FID) const {
-    OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
-    return FE && S.headerSelected(Norm(FE->getName()));
-  }
-
   /// The name of the variable a noted call's wrapper declares; how a rerun
   /// recognises a caller frame it already wrapped.
   static constexpr llvm::StringLiteral NoteVar = "hm_ctx_";
@@ -513,10 +508,10 @@ private:
       R.Edit = CallRecord::InSystemHeader;
     else if (SM.getFileID(Use.getEnd()) != FID || Use.getBegin().isMacroID())
       R.NoteProblem = "it spans files or macro bodies";
-    else if (FID != SM.getMainFileID() && !selectedHeader(FID))
+    else if (FID != SM.getMainFileID() && !factsOf(FID).Selected)
       R.Edit = CallRecord::InOtherFile;
-    if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
-      R.EditFile = S.intern(Norm(FE->getName()));
+    if (!factsOf(FID).Path.empty()) {
+      R.EditFile = factsOf(FID).Path;
       SourceLocation End = Use.getEnd();
       R.NoteBegin = offsetOf(Use.getBegin());
       R.NoteEnd = offsetOf(End) +

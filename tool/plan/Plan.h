@@ -87,6 +87,9 @@ public:
   const Tier *findTier(llvm::StringRef Name) const;
   /// Resolve a target name: tier first, then memkind kind, then alias.
   const KindInfo *resolveKind(llvm::StringRef Name, const Tier **T) const;
+  /// Path, PlanDir and ContentHash for the plan file \p Path holding
+  /// \p Text: how every reader names a plan and its build records.
+  void setSource(llvm::StringRef Path, llvm::StringRef Text);
   /// All names a target could have been, for did-you-mean suggestions.
   std::vector<std::string> targetNames() const;
 };

@@ -23,7 +23,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/xxhash.h"
 
 #include <map>
 
@@ -316,22 +315,18 @@ std::unique_ptr<PlanSource> PlanSource::open(StringRef Path, DiagEngine &D) {
   StringRef Text = (*Buf)->getBuffer();
   const char *Start = Text.data();
   size_t Size = Text.size();
-  uint64_t Hash = xxh3_64bits(arrayRefFromStringRef(Text));
-  std::vector<std::string> Where = indexPaths(Path, Hash);
+  Plan Source;
+  Source.setSource(Path, Text);
+  std::vector<std::string> Where = indexPaths(Path, Source.ContentHash);
   for (const std::string &IP : Where) {
     auto Idx = MemoryBuffer::getFile(IP, /*IsText=*/false,
                                      /*RequiresNullTerminator=*/false);
     if (!Idx)
       continue;
     auto P = std::make_unique<Plan>();
-    P->Path = Path.str();
-    P->PlanDir = normalizePath(sys::path::parent_path(P->Path), "");
-    if (!sys::path::is_absolute(P->PlanDir)) {
-      SmallString<256> Cwd;
-      if (!sys::fs::current_path(Cwd))
-        P->PlanDir = normalizePath(P->PlanDir, Cwd);
-    }
-    P->ContentHash = Hash;
+    P->Path = Source.Path;
+    P->PlanDir = Source.PlanDir;
+    P->ContentHash = Source.ContentHash;
     auto I = std::make_unique<Index>();
     if (!readHead((*Idx)->getBuffer(), *P, Start, Size, I->ByBase, I->Body,
                   I->Total))

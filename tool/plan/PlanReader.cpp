@@ -44,6 +44,17 @@ std::string PlanEntry::key() const {
   return S;
 }
 
+void Plan::setSource(StringRef File, StringRef Text) {
+  Path = File.str();
+  PlanDir = normalizePath(sys::path::parent_path(Path), "");
+  if (!sys::path::is_absolute(PlanDir)) {
+    SmallString<256> Cwd;
+    if (!sys::fs::current_path(Cwd))
+      PlanDir = normalizePath(PlanDir, Cwd);
+  }
+  ContentHash = xxh3_64bits(arrayRefFromStringRef(Text));
+}
+
 const Tier *Plan::findTier(StringRef Name) const {
   auto It = Tiers.find(Name.str());
   return It == Tiers.end() ? nullptr : It->second.get();
@@ -685,15 +696,8 @@ std::unique_ptr<Plan> parsePlan(std::unique_ptr<MemoryBuffer> Buf,
                                 DiagEngine &D,
                                 std::optional<PlanFormat> Force) {
   auto P = std::make_unique<Plan>();
-  P->Path = Buf->getBufferIdentifier().str();
-  P->PlanDir = normalizePath(sys::path::parent_path(P->Path), "");
-  if (!sys::path::is_absolute(P->PlanDir)) {
-    SmallString<256> Cwd;
-    if (!sys::fs::current_path(Cwd))
-      P->PlanDir = normalizePath(P->PlanDir, Cwd);
-  }
   StringRef Text = Buf->getBuffer();
-  P->ContentHash = xxh3_64bits(arrayRefFromStringRef(Text));
+  P->setSource(Buf->getBufferIdentifier(), Text);
   P->Format = Force ? *Force : detect(P->Path, Text);
   unsigned ID = D.addBuffer(std::move(Buf));
   if (Text.trim().empty()) {
