@@ -1,0 +1,34 @@
+//===- Callers.h - caller frames of call-stack entries in the source -*- C++
+//-*-===//
+///
+/// \file
+/// A call that a plan names as a caller frame must note itself on the
+/// runtime's shadow stack while it runs (plan/Context.h). In the source that
+/// means wrapping the call, or the macro use it is written through, in a
+/// form from hmplace.h. These rules decide what text can be wrapped, with
+/// which form, and when it cannot be (and why), so that a caller the
+/// rewriter notes covers exactly what HmPlace.so's note covers.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMREWRITE_CALLERS_H
+#define HMPLACE_HMREWRITE_CALLERS_H
+
+#include "CallRecord.h"
+#include "EditLocator.h"
+
+#include "clang/AST/Expr.h"
+
+#include <vector>
+
+namespace hmplace {
+
+/// Record \p CE, a call of anything but an allocation function, as a
+/// candidate caller frame if it is on a line that a plan names as one.
+/// \p CurFn is the function the call is in (null outside functions).
+void recordCaller(EditLocator &L, const clang::CallExpr *CE,
+                  const clang::FunctionDecl *CurFn, llvm::StringRef CompileDir,
+                  std::vector<CallRecord> &Out);
+
+} // namespace hmplace
+
+#endif

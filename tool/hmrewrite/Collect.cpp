@@ -1,0 +1,373 @@
+//===- Collect.cpp - record a translation unit's allocation calls ---------===//
+//
+// The AST walk of hmrewrite. Every call of an allocation or free function and
+// every new-expression becomes a CallRecord with the file offsets its edit
+// would touch (EditLocator); calls on the plan's caller lines become
+// candidate caller frames (Callers.cpp). Nothing is decided here: the
+// records of every TU meet in RewriteSession::finish().
+//
+//===----------------------------------------------------------------------===//
+#include "Callers.h"
+#include "EditLocator.h"
+#include "PPTracker.h"
+#include "Rewrite.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtOpenMP.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/Preprocessor.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace hmplace {
+
+namespace {
+
+class CallCollector : public RecursiveASTVisitor<CallCollector> {
+public:
+  CallCollector(ASTContext &Ctx, StringRef Dir, const RewriteSession &S,
+                std::vector<CallRecord> &Out)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), IDir(S.intern(Dir)),
+        L(Ctx, Dir, S), Out(Out) {}
+
+  // Every kind of function (methods, constructors, lambdas' call operators,
+  // template instances): TraverseFunctionDecl alone misses the subclasses.
+  bool TraverseDecl(Decl *D) {
+    // Nothing in a system header is ever edited or noted: skip its bodies
+    // (in C++, the standard library's templates and their instances).
+    if (D && !isa<TranslationUnitDecl>(D) && D->getLocation().isValid() &&
+        SM.isInSystemHeader(D->getLocation()))
+      return true;
+    auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    if (!FD)
+      return RecursiveASTVisitor::TraverseDecl(D);
+    const FunctionDecl *Saved = CurFn;
+    CurFn = FD;
+    bool R = RecursiveASTVisitor::TraverseDecl(D);
+    CurFn = Saved;
+    return R;
+  }
+
+  /// Sites in templates are edited once, in the template; the instances are
+  /// visited to learn whether every one of them can take the edit.
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  /// Types hold no calls.
+  bool shouldWalkTypesOfTypeLocs() const { return false; }
+
+  /// C without blocks: every call is in a statement tree a plain walk over
+  /// Stmt::children() reaches, at a fraction of RecursiveASTVisitor's cost
+  /// per node (a site-dense file has hundreds of thousands of nodes). What
+  /// children() leaves out is added: the body of a CapturedStmt (OpenMP
+  /// regions), OpenMP clauses, and the written form of an initializer list
+  /// (its semantic form drops initializers a later designator overrides).
+  static bool canWalkPlainly(const LangOptions &LO) {
+    return !LO.CPlusPlus && !LO.ObjC && !LO.Blocks;
+  }
+  void walkPlainly(TranslationUnitDecl *TU) {
+    SmallVector<Stmt *, 64> Stack;
+    for (Decl *D : TU->decls()) {
+      if (D->getLocation().isValid() && SM.isInSystemHeader(D->getLocation()))
+        continue;
+      Stmt *Root = nullptr;
+      CurFn = nullptr;
+      if (auto *FD = dyn_cast<FunctionDecl>(D)) {
+        if (!FD->doesThisDeclarationHaveABody())
+          continue;
+        CurFn = FD;
+        Root = FD->getBody();
+      } else if (auto *VD = dyn_cast<VarDecl>(D)) {
+        Root = VD->getInit();
+      }
+      if (!Root)
+        continue;
+      Stack.push_back(Root);
+      while (!Stack.empty()) {
+        Stmt *S = Stack.pop_back_val();
+        // The commonest nodes without the generic children() dispatch.
+        switch (S->getStmtClass()) {
+        case Stmt::DeclRefExprClass:
+        case Stmt::IntegerLiteralClass:
+        case Stmt::FloatingLiteralClass:
+        case Stmt::CharacterLiteralClass:
+        case Stmt::StringLiteralClass:
+          continue; // leaves
+        case Stmt::ImplicitCastExprClass:
+          Stack.push_back(cast<ImplicitCastExpr>(S)->getSubExpr());
+          continue;
+        case Stmt::ParenExprClass:
+          Stack.push_back(cast<ParenExpr>(S)->getSubExpr());
+          continue;
+        case Stmt::BinaryOperatorClass:
+          Stack.push_back(cast<BinaryOperator>(S)->getRHS());
+          Stack.push_back(cast<BinaryOperator>(S)->getLHS());
+          continue;
+        default:
+          break;
+        }
+        if (auto *CE = dyn_cast<CallExpr>(S)) {
+          VisitCallExpr(CE);
+        } else if (auto *ILE = dyn_cast<InitListExpr>(S)) {
+          if (InitListExpr *Syn = ILE->getSyntacticForm())
+            S = Syn;
+        } else if (auto *CS = dyn_cast<CapturedStmt>(S)) {
+          Stack.push_back(CS->getCapturedStmt());
+        } else if (auto *OD = dyn_cast<OMPExecutableDirective>(S)) {
+          for (OMPClause *C : OD->clauses())
+            if (C)
+              for (Stmt *Ch : C->children())
+                if (Ch)
+                  Stack.push_back(Ch);
+        }
+        // Reversed, so that calls are met in source order, as the
+        // visitor meets them.
+        size_t Mark = Stack.size();
+        for (Stmt *Ch : S->children())
+          if (Ch)
+            Stack.push_back(Ch);
+        std::reverse(Stack.begin() + Mark, Stack.end());
+      }
+    }
+    CurFn = nullptr;
+  }
+
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier()) {
+      recordCaller(L, CE, CurFn, IDir, Out);
+      return true;
+    }
+    StringRef Name = FD->getName();
+    const AllocFn *Fn = findAllocFn(Name);
+    bool Already = false, TakesKind = false;
+    // A call an earlier run rewrote (hmplace_malloc(KIND, n), or a realloc
+    // turned into hmplace_realloc) is still the same site.
+    if (!Fn && (Fn = findReplacedAllocFn(Name, TakesKind)))
+      Already = true;
+    unsigned Args = Fn ? Fn->NumArgs + TakesKind : 0;
+    if (!Fn || CE->getNumArgs() != Args) {
+      recordCaller(L, CE, CurFn, IDir, Out);
+      return true;
+    }
+    // The C library function (or std::), not a user function of that name
+    // in some namespace or class.
+    const DeclContext *DC = FD->getDeclContext()->getRedeclContext();
+    if (!(FD->isExternC() || FD->isInStdNamespace() ||
+          DC->isTranslationUnit())) {
+      recordCaller(L, CE, CurFn, IDir, Out);
+      return true;
+    }
+    record(CE, FD, Fn, Already, TakesKind);
+    return true;
+  }
+
+private:
+  /// Start a record, in place at the end of Out, for an allocation whose
+  /// expression begins at \p Begin: the key is where it begins, at its macro
+  /// use if written through one, in presumed coordinates (#line), exactly as
+  /// debug info records it. Null if it has no position.
+  CallRecord *start(SourceLocation Begin, const AllocFn *Fn, bool Already) {
+    PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(Begin));
+    if (PL.isInvalid())
+      return nullptr;
+    CallRecord &R = Out.emplace_back();
+    R.Fn = Fn;
+    R.AlreadyPlaced = Already;
+    R.CompileDir = IDir;
+    if (CurFn && CurFn->getIdentifier())
+      R.Enclosing = CurFn->getName().str();
+    // Presumed file names are the same few strings over and over.
+    if (PL.getFilename() != LastPresumed) {
+      LastPresumed = PL.getFilename();
+      LastKeyFile = &L.normalize(LastPresumed);
+    }
+    R.Key = {*LastKeyFile, PL.getLine(), PL.getColumn()};
+    return &R;
+  }
+
+  void record(CallExpr *CE, const FunctionDecl *FD, const AllocFn *Fn,
+              bool Already, bool TakesKind) {
+    CallRecord *R = start(CE->getBeginLoc(), Fn, Already);
+    if (!R)
+      return;
+    const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
+    FileID FID = L.locateEdit(*R, Callee->getBeginLoc(), Callee->getEndLoc(),
+                              FD->getName());
+    if (Already && TakesKind && R->Edit == CallRecord::Editable)
+      L.recordKindArg(*R, FID, CE->getArg(0));
+    // The kind goes before the first argument, in the same context as the
+    // callee: a file position, or the same macro argument's spelling.
+    if (!Already && R->Edit == CallRecord::Editable) {
+      if (L.argumentOffset(*R, FID, CE->getArg(0)->getBeginLoc(), R->ArgOffset))
+        R->HaveArgOffset = true;
+      else
+        R->Edit = CallRecord::InMacroBody;
+    }
+  }
+
+  static bool isRuntimeKind(QualType T) {
+    const auto *ET = T->getAs<EnumType>();
+    return ET && ET->getDecl()->getName() == "hmplace_kind";
+  }
+  static bool isNothrow(QualType T) {
+    const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+    return RD && RD->getIdentifier() && RD->getName() == "nothrow_t" &&
+           RD->isInStdNamespace();
+  }
+
+public:
+  /// A new-expression is placed by giving it the kind as a placement
+  /// argument: `new (HMPLACE_HBW) T(args)`. The compiler then calls the
+  /// runtime's operator new(size_t, hmplace_kind) (with align_val_t for
+  /// over-aligned types, nothrow if asked), still runs the constructors, and
+  /// if one throws calls the matching placement delete, which frees to the
+  /// right heap. `delete` needs no edit: libhmplace.so replaces the global
+  /// operator delete with one that finds each block's heap.
+  bool VisitCXXNewExpr(CXXNewExpr *NE) {
+    SourceLocation Begin = NE->getBeginLoc();
+    // Template instantiations repeat the pattern's expression; the first
+    // record stands for all, but learns of any instance that cannot be placed.
+    auto [It, New] = NewSeen.try_emplace(Begin.getRawEncoding(), Out.size());
+    std::string Problem;
+    bool Nothrow = false, Already = false;
+    if (NE->getNumPlacementArgs() > 0) {
+      QualType T = NE->getPlacementArg(0)->IgnoreParenImpCasts()->getType();
+      if (isRuntimeKind(T))
+        Already = true;
+      else if (NE->getNumPlacementArgs() == 1 && isNothrow(T))
+        Nothrow = true;
+      else
+        Problem = "it is a placement new (it constructs in memory the program "
+                  "already has)";
+    }
+    if (const FunctionDecl *Op = NE->getOperatorNew())
+      if (isa<CXXMethodDecl>(Op) && Problem.empty() && !Already)
+        Problem =
+            "the class of '" +
+            cast<CXXMethodDecl>(Op)->getParent()->getQualifiedNameAsString() +
+            "' has its own operator new";
+    if (!New) {
+      if (!Problem.empty() && It->second < Out.size() &&
+          Out[It->second].NotPlaceable.empty())
+        Out[It->second].NotPlaceable = Problem;
+      return true;
+    }
+    CallRecord *R = start(Begin, newExprFn(NE->isArray()), Already);
+    if (!R) {
+      NewSeen.erase(It);
+      return true;
+    }
+    R->IsNew = true;
+    R->NotPlaceable = Problem;
+    // The `new` keyword: the expression's first token, or the one after `::`.
+    SourceLocation Kw = Begin;
+    if (NE->isGlobalNew()) {
+      SourceLocation FileB = L.insertionLoc(Begin);
+      std::optional<Token> T =
+          FileB.isValid() ? Lexer::findNextToken(FileB, SM, Ctx.getLangOpts())
+                          : std::nullopt;
+      Kw = T ? T->getLocation() : SourceLocation();
+    }
+    FileID FID;
+    if (Kw.isInvalid())
+      R->Edit = CallRecord::InMacroBody;
+    else
+      FID = L.locateEdit(*R, Kw, Kw, "new");
+    if (Already && R->Edit == CallRecord::Editable)
+      L.recordKindArg(*R, FID, NE->getPlacementArg(0));
+    if (!Already && R->Edit == CallRecord::Editable) {
+      if (Nothrow) {
+        R->NewInParens = L.argumentOffset(
+            *R, FID, NE->getPlacementArg(0)->getBeginLoc(), R->NewOffset);
+        if (!R->NewInParens)
+          R->Edit = CallRecord::InMacroBody;
+      } else {
+        R->NewOffset = R->CalleeOffset + R->CalleeLength;
+      }
+    }
+    return true;
+  }
+
+private:
+  ASTContext &Ctx;
+  SourceManager &SM;
+  StringRef IDir;
+  EditLocator L;
+  std::vector<CallRecord> &Out;
+  const FunctionDecl *CurFn = nullptr;
+  /// new-expressions recorded, by their first token: index into Out.
+  llvm::DenseMap<SourceLocation::UIntTy, size_t> NewSeen;
+  const char *LastPresumed = nullptr;
+  const std::string *LastKeyFile = nullptr;
+};
+
+class CollectAction : public ASTFrontendAction {
+public:
+  explicit CollectAction(RewriteSession &S) : S(S) {}
+
+  bool BeginSourceFileAction(CompilerInstance &CI) override {
+    auto CWD =
+        CI.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory();
+    Dir = CWD ? *CWD : std::string();
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<PPTracker>(
+        CI.getSourceManager(), CI.getLangOpts(), S, Dir, Info));
+    return true;
+  }
+
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 StringRef) override {
+    struct Consumer : ASTConsumer {
+      CollectAction &A;
+      explicit Consumer(CollectAction &A) : A(A) {}
+      void HandleTranslationUnit(ASTContext &Ctx) override {
+        CallCollector C(Ctx, A.Dir, A.S, A.Calls);
+        if (CallCollector::canWalkPlainly(Ctx.getLangOpts()))
+          C.walkPlainly(Ctx.getTranslationUnitDecl());
+        else
+          C.TraverseAST(Ctx);
+      }
+    };
+    return std::make_unique<Consumer>(*this);
+  }
+
+  void EndSourceFileAction() override {
+    CompilerInstance &CI = getCompilerInstance();
+    SourceManager &SM = CI.getSourceManager();
+    OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+    std::string Path = Main ? normalizePath(Main->getName(), Dir) : "";
+    // A file that does not compile is not touched at all.
+    if (CI.getDiagnostics().hasErrorOccurred()) {
+      S.markFailed(Path);
+      return;
+    }
+    Info.Path = Path;
+    for (auto It = SM.fileinfo_begin(), E = SM.fileinfo_end(); It != E; ++It)
+      Info.FilesRead.push_back(normalizePath(It->first.getName(), Dir));
+    S.addTU(std::move(Calls), std::move(Info));
+  }
+
+private:
+  RewriteSession &S;
+  std::string Dir;
+  std::vector<CallRecord> Calls;
+  MainFileInfo Info;
+};
+
+} // namespace
+
+std::unique_ptr<tooling::FrontendActionFactory>
+RewriteSession::actionFactory() {
+  struct Factory : tooling::FrontendActionFactory {
+    RewriteSession &S;
+    explicit Factory(RewriteSession &S) : S(S) {}
+    std::unique_ptr<FrontendAction> create() override {
+      return std::make_unique<CollectAction>(S);
+    }
+  };
+  return std::make_unique<Factory>(*this);
+}
+
+} // namespace hmplace

@@ -1,0 +1,122 @@
+//===- EditLocator.cpp - where an edit of a call goes, through macros -----===//
+//
+// A call written in a macro argument is edited where the argument is spelled:
+// that text belongs to this use alone. A call whose tokens come from a macro
+// body is not: the body is shared by every use of the macro. A macro use that
+// begins with the call (`F(args)` where F expands to `malloc`) is edited at
+// the use, before its first token.
+//
+//===----------------------------------------------------------------------===//
+#include "EditLocator.h"
+#include "Rewrite.h"
+
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace hmplace {
+
+EditLocator::EditLocator(ASTContext &Ctx, StringRef Dir,
+                         const RewriteSession &S)
+    : Ctx(Ctx), SM(Ctx.getSourceManager()), S(S), Norm(Dir) {}
+
+const EditLocator::FileFacts &EditLocator::factsOf(FileID FID) {
+  auto [It, New] = Facts.try_emplace(FID);
+  if (New) {
+    FileFacts &F = It->second;
+    F.System = SrcMgr::isSystem(
+        SM.getFileCharacteristic(SM.getLocForStartOfFile(FID)));
+    if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
+      F.Path = S.intern(Norm(FE->getName()));
+      F.Selected = S.headerSelected(F.Path);
+    }
+  }
+  return It->second;
+}
+
+SourceLocation EditLocator::insertionLoc(SourceLocation L) const {
+  while (L.isMacroID()) {
+    if (SM.isMacroArgExpansion(L))
+      L = SM.getImmediateSpellingLoc(L);
+    else if (Lexer::isAtStartOfMacroExpansion(L, SM, Ctx.getLangOpts()))
+      L = SM.getImmediateExpansionRange(L).getBegin();
+    else
+      return SourceLocation();
+  }
+  return L;
+}
+
+unsigned EditLocator::tokenLength(SourceLocation L, StringRef Expected) const {
+  bool Invalid = false;
+  const char *P = SM.getCharacterData(L, &Invalid);
+  if (!Invalid && !Expected.empty()) {
+    StringRef Buf = SM.getBufferData(SM.getFileID(L), &Invalid);
+    size_t Left = Buf.end() - P;
+    if (!Invalid && Left >= Expected.size() &&
+        StringRef(P, Expected.size()) == Expected &&
+        (Left == Expected.size() ||
+         !isAsciiIdentifierContinue(P[Expected.size()], true)))
+      return Expected.size();
+  }
+  return Lexer::MeasureTokenLength(L, SM, Ctx.getLangOpts());
+}
+
+FileID EditLocator::locateEdit(CallRecord &R, SourceLocation B,
+                               SourceLocation E, StringRef LastToken) {
+  SourceLocation EditB, EditE;
+  if (B.isFileID() && E.isFileID()) {
+    EditB = B;
+    EditE = E;
+  } else if (SM.isMacroArgExpansion(B) && SM.isMacroArgExpansion(E) &&
+             SM.getSpellingLoc(B).isFileID()) {
+    EditB = SM.getSpellingLoc(B);
+    EditE = SM.getSpellingLoc(E);
+  } else {
+    R.Edit = CallRecord::InMacroBody;
+    R.Macro = Lexer::getImmediateMacroName(B, SM, Ctx.getLangOpts()).str();
+    EditB = SM.getSpellingLoc(B);
+    EditE = SM.getSpellingLoc(E);
+  }
+  FileID FID = SM.getFileID(EditB);
+  const FileFacts &F = factsOf(FID);
+  if (F.System || (B.isMacroID() && SM.isInSystemMacro(B))) {
+    R.Edit = CallRecord::InSystemHeader;
+  } else if (FID != SM.getMainFileID() && R.Edit == CallRecord::Editable &&
+             !F.Selected) {
+    R.Edit = CallRecord::InOtherFile;
+  }
+  if (SM.getFileID(EditE) != FID) {
+    R.Edit = CallRecord::InMacroBody; // spans a macro boundary
+  } else if (!F.Path.empty()) {
+    R.EditFile = F.Path;
+    R.CalleeOffset = offsetOf(EditB);
+    R.CalleeLength =
+        offsetOf(EditE) - R.CalleeOffset + tokenLength(EditE, LastToken);
+  }
+  return FID;
+}
+
+bool EditLocator::argumentOffset(const CallRecord &R, FileID FID,
+                                 SourceLocation L, unsigned &Off) {
+  SourceLocation AL = insertionLoc(L);
+  if (AL.isInvalid() || !AL.isFileID() || SM.getFileID(AL) != FID ||
+      offsetOf(AL) < R.CalleeOffset + R.CalleeLength)
+    return false;
+  Off = offsetOf(AL);
+  return true;
+}
+
+void EditLocator::recordKindArg(CallRecord &R, FileID FID, const Expr *Arg) {
+  SourceRange SR = Arg->getSourceRange();
+  if (!SR.getBegin().isFileID() || !SR.getEnd().isFileID() ||
+      SM.getFileID(SR.getBegin()) != FID)
+    return;
+  unsigned B = offsetOf(SR.getBegin());
+  unsigned E = offsetOf(SR.getEnd()) +
+               Lexer::MeasureTokenLength(SR.getEnd(), SM, Ctx.getLangOpts());
+  R.KindArgOffset = B;
+  R.KindArgText = SM.getBufferData(FID).slice(B, E).str();
+}
+
+} // namespace hmplace
