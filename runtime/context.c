@@ -72,7 +72,7 @@ void hm_ctx_fork_lock(int take) {
 }
 static struct ctx_site *Sites;     /* every parsed site, for the report */
 static struct ctx_stats *AllStats; /* one record per plan key */
-static struct ctx_site BadSite = {"(invalid descriptor)", -1, 0, NULL, 0, NULL};
+static struct ctx_site BadSite = {"(malformed table)", -1, 0, NULL, 0, NULL};
 
 static struct ctx_stats *stats_for(const char *key, size_t len, int kind) {
   for (struct ctx_stats *s = AllStats; s; s = s->next)
@@ -88,61 +88,207 @@ static struct ctx_stats *stats_for(const char *key, size_t len, int kind) {
   return s;
 }
 
-/* "HM1\t<where>\t<fallback>\n" then "<kind>\t<id>,<id>...\t<key>\n" per
- * entry (tool/plan/Context.cpp writes it). NULL if malformed. */
+/* The table's grammar (hmplace.h, HMPLACE_BY_CALLERS; tool/plan/Context.cpp
+ * writes it), spaces anywhere between tokens:
+ *   table := STRING ',' { '(' KIND { ',' STRING } ')' ',' } KIND
+ * the site, then one entry per call-stack choice (its kind and caller frames,
+ * innermost first), then the kind when none matches. KIND is HMPLACE_HEAP or
+ * HMPLACE_<memkind kind without MEMKIND_>; STRING is "file:line[:col]". */
+struct cursor {
+  const char *p;
+};
+
+static void skip_space(struct cursor *c) {
+  while (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')
+    ++c->p;
+}
+
+static int accept(struct cursor *c, char ch) {
+  skip_space(c);
+  if (*c->p != ch)
+    return 0;
+  ++c->p;
+  return 1;
+}
+
+/* A string literal's contents, unescaped, into buf. */
+static int read_string(struct cursor *c, char *buf, size_t n) {
+  if (!accept(c, '"'))
+    return 0;
+  size_t len = 0;
+  for (; *c->p && *c->p != '"'; ++c->p) {
+    if (*c->p == '\\' && c->p[1])
+      ++c->p;
+    if (len + 1 >= n)
+      return 0;
+    buf[len++] = *c->p;
+  }
+  if (*c->p != '"')
+    return 0;
+  ++c->p;
+  buf[len] = 0;
+  return 1;
+}
+
+/* HMPLACE_<NAME>: its kind index (-1 for HMPLACE_HEAP), or -2. */
+static int read_kind(struct cursor *c) {
+  skip_space(c);
+  if (strncmp(c->p, "HMPLACE_", 8))
+    return -2;
+  const char *b = c->p + 8, *e = b;
+  while ((*e >= 'A' && *e <= 'Z') || (*e >= '0' && *e <= '9') || *e == '_')
+    ++e;
+  c->p = e;
+  if (e - b == 4 && !strncmp(b, "HEAP", 4))
+    return -1;
+  int k = hm_kind_by_name(b, (size_t)(e - b));
+  return k < 0 ? -2 : k;
+}
+
+/* "file:line" or "file:line:col" as the frame id the shadow stack holds
+ * (column 0: any). */
+static int frame_id(const char *text, uint64_t *id) {
+  const char *last = strrchr(text, ':');
+  if (!last || last == text)
+    return 0;
+  char *end;
+  unsigned long a = strtoul(last + 1, &end, 10), line = a, col = 0;
+  if (*end || end == last + 1)
+    return 0;
+  const char *name_end = last;
+  for (const char *q = last - 1; q > text; --q) {
+    if (*q == ':') {
+      unsigned long l = strtoul(q + 1, &end, 10);
+      if (end == last && end != q + 1) {
+        line = l, col = a, name_end = q;
+      }
+      break;
+    }
+    if (*q < '0' || *q > '9')
+      break;
+  }
+  char name[4096];
+  size_t len = (size_t)(name_end - text);
+  if (len >= sizeof(name))
+    return 0;
+  memcpy(name, text, len);
+  name[len] = 0;
+  *id = (uint64_t)hmplace_name_hash(name) << 32 |
+        (uint64_t)(line & 0xFFFFF) << 12 | (col > 0xFFF ? 0xFFF : col);
+  return 1;
+}
+
 static struct ctx_site *parse_site(const char *d) {
-  if (strncmp(d, "HM1\t", 4))
+  struct cursor c = {d};
+  char where[4096], frame[4096];
+  if (!read_string(&c, where, sizeof(where)) || !accept(&c, ','))
     return NULL;
-  const char *p = d + 4, *tab = strchr(p, '\t');
-  if (!tab)
-    return NULL;
+  /* Entries are at most the number of '(' in the text. */
+  unsigned n = 0;
+  for (const char *q = c.p; *q; ++q)
+    n += *q == '(';
   struct ctx_site *s = calloc(1, sizeof(*s));
   if (!s)
     return NULL;
-  s->where = strndup(p, (size_t)(tab - p));
-  char *end;
-  s->fallback = (int)strtol(tab + 1, &end, 10);
-  if (*end != '\n')
-    goto bad;
-  unsigned n = 0;
-  for (const char *q = end + 1; *q; ++q)
-    n += *q == '\n';
+  s->where = strdup(where);
   s->e = calloc(n ? n : 1, sizeof(*s->e));
-  if (!s->e)
+  if (!s->where || !s->e)
     goto bad;
-  p = end + 1;
-  while (*p) {
+  while (accept(&c, '(')) {
     struct ctx_entry *e = &s->e[s->n];
-    e->kind = (int)strtol(p, &end, 10);
-    if (*end != '\t')
+    if ((e->kind = read_kind(&c)) < -1)
       goto bad;
-    p = end + 1;
-    unsigned f = 1;
-    for (const char *q = p; *q && *q != '\t'; ++q)
+    /* Frames are at most the commas before the closing parenthesis. */
+    unsigned f = 0;
+    for (const char *q = c.p; *q && *q != ')'; ++q)
       f += *q == ',';
-    e->frames = calloc(f, sizeof(uint64_t));
+    e->frames = calloc(f ? f : 1, sizeof(uint64_t));
+    char key[8192];
+    size_t kl = (size_t)snprintf(key, sizeof(key), "%s", where);
     if (!e->frames)
       goto bad;
-    while (*p != '\t') {
-      e->frames[e->nframes++] = strtoull(p, &end, 16);
-      if (end == p || (*end != ',' && *end != '\t'))
+    while (accept(&c, ',')) {
+      if (!read_string(&c, frame, sizeof(frame)) || e->nframes >= f ||
+          !frame_id(frame, &e->frames[e->nframes]))
         goto bad;
-      p = *end == ',' ? end + 1 : end;
+      ++e->nframes;
+      if (kl < sizeof(key))
+        kl += (size_t)snprintf(key + kl, sizeof(key) - kl, " > %s", frame);
     }
-    const char *key = p + 1, *nl = strchr(key, '\n');
-    if (!nl)
+    if (!e->nframes || !accept(&c, ')') || !accept(&c, ','))
       goto bad;
-    e->stats = stats_for(key, (size_t)(nl - key), e->kind);
-    p = nl + 1;
+    e->stats = stats_for(key, strlen(key), e->kind);
     ++s->n;
   }
+  if ((s->fallback = read_kind(&c)) < -1)
+    goto bad;
+  skip_space(&c);
+  if (*c.p)
+    goto bad;
   return s;
 bad:
-  /* Only a descriptor from another HmPlace version gets here; its entries
-   * place nothing. The partial allocations are kept: this happens once. */
-  fprintf(stderr, "hmplace: warning: ignoring a malformed context site "
-                  "descriptor (built by another HmPlace version?)\n");
+  /* Only a table written by hand (or by another HmPlace version) gets here;
+   * its entries place nothing. The partial allocations are kept: this
+   * happens once per site. */
+  hm_warn("ignoring a malformed HMPLACE_BY_CALLERS table (%s): its "
+          "allocations go to the ordinary heap",
+          d);
   return NULL;
+}
+
+uint32_t hmplace_name_hash(const char *file) {
+  const char *b = strrchr(file, '/');
+  b = b ? b + 1 : file;
+  /* hmplace.h's HMPLACE_NAME_HASH_: sum of c_i * P^(i+1), plus the length. */
+  uint32_t h = 0, pw = 1;
+  size_t i = 0;
+  for (; b[i]; ++i) {
+    unsigned char ch = (unsigned char)b[i];
+    if (ch - 'A' < 26u)
+      ch += 32;
+    pw *= 16777619u;
+    h += ch * pw;
+  }
+  return h + (uint32_t)i;
+}
+
+uint32_t hmplace_ctx_enter(uint64_t frame) {
+  uint32_t d = hmplace_ctx_tls.depth;
+  hmplace_ctx_tls.ids[d < HMPLACE_CTX_CAP ? d : HMPLACE_CTX_CAP] = frame;
+  hmplace_ctx_tls.depth = d + 1;
+  return d;
+}
+
+uint32_t hmplace_ctx_leave(uint32_t depth) {
+  hmplace_ctx_tls.depth = depth;
+  return depth;
+}
+
+/* The portable C form's HMPLACE_CALLER: the wrapped call has run (it is this
+ * function's argument), so the frame it noted is popped. */
+static void pass_done(void) {
+  uint32_t d = hmplace_ctx_tls.depth;
+  hmplace_ctx_tls.depth = d ? d - 1 : 0;
+}
+void *hmplace_ctx_pass_ptr(void *v) {
+  pass_done();
+  return v;
+}
+long long hmplace_ctx_pass_ll(long long v) {
+  pass_done();
+  return v;
+}
+unsigned long long hmplace_ctx_pass_ull(unsigned long long v) {
+  pass_done();
+  return v;
+}
+double hmplace_ctx_pass_double(double v) {
+  pass_done();
+  return v;
+}
+long double hmplace_ctx_pass_ldouble(long double v) {
+  pass_done();
+  return v;
 }
 
 static inline size_t slot_of(const char *d) {
@@ -232,14 +378,14 @@ static int choose(const struct ctx_site *s) {
   return -1;
 }
 
-int hmplace_ctx_kind(const char *d) {
+enum hmplace_kind hmplace_ctx_kind(const char *d) {
   struct ctx_site *s = site_of(d);
   int i = choose(s);
   if (__builtin_expect(hm_tracking, 0)) {
     hmplace_ctx_chosen.site = d;
     hmplace_ctx_chosen.choice = i;
   }
-  return i < 0 ? s->fallback : s->e[i].kind;
+  return (enum hmplace_kind)(i < 0 ? s->fallback : s->e[i].kind);
 }
 
 void hm_ctx_account(size_t bytes) {
@@ -263,7 +409,7 @@ static const char *kind_label(int k) {
 void hm_ctx_report_text(FILE *f) {
   pthread_mutex_lock(&TableLock);
   if (AllStats)
-    fprintf(f, "hmplace: %-40s %-22s %8s %12s\n", "plan entry", "kind",
+    fprintf(f, "hmplace: %-40s %-22s %8s %12s\n", "call-stack entry", "kind",
             "objects", "bytes");
   /* Oldest first: the list is built by prepending. */
   size_t n = 0;

@@ -17,6 +17,12 @@
  *===----------------------------------------------------------------------===*/
 #ifndef HMPLACE_H
 #define HMPLACE_H
+/* The forms below use variadic macros and, under GNU compilers, statement
+ * expressions; as a system header their definitions do not trip -pedantic in
+ * C89 programs that include them. */
+#if defined(__GNUC__)
+#pragma GCC system_header
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,8 +31,10 @@
 extern "C" {
 #endif
 
-/* memkind 1.14's static kinds, in memkind.h's order. */
+/* memkind 1.14's static kinds, in memkind.h's order; HMPLACE_HEAP is the
+ * ordinary heap (malloc), where a call-stack choice may leave an object. */
 enum hmplace_kind {
+  HMPLACE_HEAP = -1,
   HMPLACE_REGULAR,
   HMPLACE_DEFAULT,
   HMPLACE_HUGETLB,
@@ -99,18 +107,140 @@ void hmplace_report(void);
 void hmplace_scope_enter(enum hmplace_kind k);
 void hmplace_scope_exit(void);
 
-/*--- context-sensitive placement (call-stack plan entries) ----------------*
- * A call site that a plan names as a caller frame notes itself on a
- * per-thread shadow stack around the call; an allocation call whose plan
- * entries differ by caller asks hmplace_ctx_kind() which kind the current
- * chain selects. hmrewrite and HmPlace.so emit these calls; the design is in
- * tool/plan/Context.h. */
+/*--- call-stack placement --------------------------------------------------*
+ * A plan entry may name an object by the chain of calls that reached its
+ * allocation (a wrapper, a macro, a template). Calls a plan names as caller
+ * frames note themselves on a per-thread shadow stack while they run; an
+ * allocation whose entries differ by caller picks its kind from the frames on
+ * top of that stack. hmrewrite writes these forms (HmPlace.so does the same
+ * in IR); the design is in tool/plan/Context.h.
+ *
+ *   HMPLACE_FRAME("main.c", 19, 15)   a place: file name (only its last path
+ *                                     component counts, in any case), line,
+ *                                     column (0: any column on the line)
+ *
+ *   double *a = HMPLACE_CALLER(HMPLACE_FRAME("main.c", 19, 15), TALLOC(double, n));
+ *       the call (or macro use) runs with the frame noted; its value, type
+ *       and value category are the wrapped expression's
+ *   HMPLACE_CALLER_STMT(HMPLACE_FRAME("main.c", 22, 3), ALLOC_ARRAY(w, n));
+ *       the same for an expression statement or a statement-like macro use
+ *   HMPLACE_CALLER_DECL(HMPLACE_FRAME("main.c", 25, 3), DECLARE_ARRAY(A, n, m));
+ *       the same for a declaration; the names it declares stay in scope
+ *
+ *   void *p = hmplace_malloc(HMPLACE_BY_CALLERS("mem.h:9:13",
+ *                 (HMPLACE_HBW, "main.c:19"), (HMPLACE_REGULAR, "kernels.c:6",
+ *                 "main.c:23"), HMPLACE_HEAP), n);
+ *       the allocation at mem.h:9:13 goes to HBW when the innermost noted
+ *       frame is main.c:19, to REGULAR when the two innermost are
+ *       kernels.c:6 and main.c:23 (innermost first), else to the ordinary
+ *       heap; the first entry that matches wins.
+ *
+ * Three implementations, chosen here: C++ (any C++11 compiler: a lambda
+ * holding an RAII guard, so exceptions restore the stack; inside the
+ * wrapped expression __func__ names the lambda), GNU C (gcc, clang, icx, nvc:
+ * statement expressions with a cleanup attribute), and portable C (any C
+ * compiler, or -DHMPLACE_PORTABLE): calls into the runtime, with two limits
+ * C cannot lift -- the value of HMPLACE_CALLER must be an object pointer
+ * (returned as void *, which C converts on assignment, initialization,
+ * argument passing and return) or, from C11, an arithmetic value; and a
+ * longjmp out of a wrapped statement leaves its frame noted until an
+ * enclosing one ends. */
+
+/* The run-time id of a frame: a 32-bit hash of the lowercased file name in
+ * the high half, 20 bits of line and 12 of column (clamped) below. The hash
+ * is a sum of one term per character (c_i * P^(i+1) + length, mod 2^32,
+ * P = 16777619) so that it is a flat constant expression here, which the
+ * compiler folds: noting a frame then costs two stores. The tools compute
+ * the same (tool/plan/Context.cpp), and names longer than 64 bytes are
+ * hashed by the runtime. */
+#define HMPLACE_FRAME(file, line, col)                                        \
+  ((uint64_t)HMPLACE_NAME_HASH_(file) << 32 |                                 \
+   (uint64_t)((line) & 0xFFFFF) << 12 |                                       \
+   (uint64_t)((col) > 0xFFF ? 0xFFF : (col)))
+#define HMPLACE_NAME_HASH_(s)                                                 \
+  (sizeof(s) <= 65 ? HMPLACE_SUM64_(s) : hmplace_name_hash(s))
+#define HMPLACE_CH_(s, i)                                                     \
+  ((unsigned long)(unsigned char)(s)[(i) < sizeof(s) - 1 ? (i) : 0])
+#define HMPLACE_T_(s, i, k)                                                   \
+  ((i) < sizeof(s) - 1                                                        \
+       ? (HMPLACE_CH_(s, i) - 'A' < 26u ? HMPLACE_CH_(s, i) + 32u             \
+                                         : HMPLACE_CH_(s, i)) * (k)           \
+       : 0ul)
+#define HMPLACE_SUM64_(s)                                                     \
+  ((sizeof(s) - 1 + \
+   HMPLACE_T_(s, 0, 0x01000193ul) + HMPLACE_T_(s, 1, 0x26027A69ul) + \
+   HMPLACE_T_(s, 2, 0x3EE6B34Bul) + HMPLACE_T_(s, 3, 0x502C3F11ul) + \
+   HMPLACE_T_(s, 4, 0x46A747C3ul) + HMPLACE_T_(s, 5, 0xFC55F7F9ul) + \
+   HMPLACE_T_(s, 6, 0x34555CFBul) + HMPLACE_T_(s, 7, 0x5D615F21ul) + \
+   HMPLACE_T_(s, 8, 0x2148C0F3ul) + HMPLACE_T_(s, 9, 0x5887BE89ul) + \
+   HMPLACE_T_(s, 10, 0xE6B0F1ABul) + HMPLACE_T_(s, 11, 0xD38C7031ul) + \
+   HMPLACE_T_(s, 12, 0x37149D23ul) + HMPLACE_T_(s, 13, 0xD8735E19ul) + \
+   HMPLACE_T_(s, 14, 0xD69D215Bul) + HMPLACE_T_(s, 15, 0x345B8241ul) + \
+   HMPLACE_T_(s, 16, 0xAD0E0C53ul) + HMPLACE_T_(s, 17, 0xC01D66A9ul) + \
+   HMPLACE_T_(s, 18, 0x17489C0Bul) + HMPLACE_T_(s, 19, 0xB24DA551ul) + \
+   HMPLACE_T_(s, 20, 0x013B3E83ul) + HMPLACE_T_(s, 21, 0x73436839ul) + \
+   HMPLACE_T_(s, 22, 0xAC1D11BBul) + HMPLACE_T_(s, 23, 0xACC2E961ul) + \
+   HMPLACE_T_(s, 24, 0x57D563B3ul) + HMPLACE_T_(s, 25, 0xF7EBF2C9ul) + \
+   HMPLACE_T_(s, 26, 0x116F326Bul) + HMPLACE_T_(s, 27, 0xDD0C5E71ul) + \
+   HMPLACE_T_(s, 28, 0x6B78ABE3ul) + HMPLACE_T_(s, 29, 0x11F69659ul) + \
+   HMPLACE_T_(s, 30, 0xA02EAE1Bul) + HMPLACE_T_(s, 31, 0x447C1481ul) + \
+   HMPLACE_T_(s, 32, 0x50544713ul) + HMPLACE_T_(s, 33, 0x87ABE2E9ul) + \
+   HMPLACE_T_(s, 34, 0x7C9634CBul) + HMPLACE_T_(s, 35, 0xEB751B91ul) + \
+   HMPLACE_T_(s, 36, 0x3A5A6543ul) + HMPLACE_T_(s, 37, 0x1F4D6879ul) + \
+   HMPLACE_T_(s, 38, 0xBFDB767Bul) + HMPLACE_T_(s, 39, 0x817B83A1ul) + \
+   HMPLACE_T_(s, 40, 0x76703673ul) + HMPLACE_T_(s, 41, 0xE5A5B709ul) + \
+   HMPLACE_T_(s, 42, 0x8CDF232Bul) + HMPLACE_T_(s, 43, 0xEE445CB1ul) + \
+   HMPLACE_T_(s, 44, 0xC69DEAA3ul) + HMPLACE_T_(s, 45, 0x4D985E99ul) + \
+   HMPLACE_T_(s, 46, 0xBFDCEADBul) + HMPLACE_T_(s, 47, 0xE3C5B6C1ul) + \
+   HMPLACE_T_(s, 48, 0x513EB1D3ul) + HMPLACE_T_(s, 49, 0xB8B1EF29ul) + \
+   HMPLACE_T_(s, 50, 0xE91B7D8Bul) + HMPLACE_T_(s, 51, 0x8146A1D1ul) + \
+   HMPLACE_T_(s, 52, 0x5330BC03ul) + HMPLACE_T_(s, 53, 0xF8B7F8B9ul) + \
+   HMPLACE_T_(s, 54, 0x429C8B3Bul) + HMPLACE_T_(s, 55, 0x176F2DE1ul) + \
+   HMPLACE_T_(s, 56, 0xC5053933ul) + HMPLACE_T_(s, 57, 0x5A390B49ul) + \
+   HMPLACE_T_(s, 58, 0x50CCC3EBul) + HMPLACE_T_(s, 59, 0x1D586AF1ul) + \
+   HMPLACE_T_(s, 60, 0x23305963ul) + HMPLACE_T_(s, 61, 0xC81CB6D9ul) + \
+   HMPLACE_T_(s, 62, 0xDE33D79Bul) + HMPLACE_T_(s, 63, 0x669C6901ul)) & 0xFFFFFFFFul)
+uint32_t hmplace_name_hash(const char *file);
+
+/* The kind a context site allocates in now, from its table (the text of
+ * HMPLACE_BY_CALLERS's arguments; HmPlace.so passes the same text). Counts
+ * the object for the per-entry report. */
+enum hmplace_kind hmplace_ctx_kind(const char *table);
+#define HMPLACE_BY_CALLERS(...) hmplace_ctx_kind(#__VA_ARGS__)
+
+/* Out-of-line noting, for the portable forms: push a frame and return the
+ * depth to restore; restore a depth (and return it); pop the frame of a call
+ * that has run and pass its value on. */
+uint32_t hmplace_ctx_enter(uint64_t frame);
+uint32_t hmplace_ctx_leave(uint32_t depth);
+void *hmplace_ctx_pass_ptr(void *value);
+long long hmplace_ctx_pass_ll(long long value);
+unsigned long long hmplace_ctx_pass_ull(unsigned long long value);
+double hmplace_ctx_pass_double(double value);
+long double hmplace_ctx_pass_ldouble(long double value);
+
+#define HMPLACE_CAT2_(a, b) a##b
+#define HMPLACE_CAT_(a, b) HMPLACE_CAT2_(a, b)
+#ifdef __COUNTER__
+#define HMPLACE_UNIQUE_ __COUNTER__
+#else
+#define HMPLACE_UNIQUE_ __LINE__
+#endif
+#if defined(__GNUC__)
+#define HMPLACE_UNUSED_ __attribute__((unused))
+#else
+#define HMPLACE_UNUSED_
+#endif
+
+/* The shadow stack (HmPlace.so writes the same layout in IR). */
 #define HMPLACE_CTX_CAP 64
 struct hmplace_ctx_stack {
   uint32_t depth; /* may exceed HMPLACE_CTX_CAP: deeper ids are not kept */
   uint32_t reserved;
   uint64_t ids[HMPLACE_CTX_CAP + 1]; /* the last one absorbs overflow */
 };
+
+#if defined(__GNUC__)
 extern __thread struct hmplace_ctx_stack hmplace_ctx_tls
     __attribute__((tls_model("initial-exec")));
 
@@ -121,36 +251,155 @@ static __inline__ uint32_t hmplace_ctx_push(uint64_t id) {
   hmplace_ctx_tls.depth = d + 1;
   return d;
 }
-static __inline__ void hmplace_ctx_restore(uint32_t depth) {
+static __inline__ uint32_t hmplace_ctx_restore(uint32_t depth) {
   hmplace_ctx_tls.depth = depth;
+  return depth;
 }
 /* GNU C cleanup handler: restores the depth when a scope ends. */
 static __inline__ void hmplace_ctx_cleanup(uint32_t *depth) {
   hmplace_ctx_tls.depth = *depth;
 }
-/* The kind a context site allocates in now (-1: the ordinary heap), from
- * its descriptor (a string only the front ends write). Counts the object
- * for the per-entry report. */
-int hmplace_ctx_kind(const char *site);
-/* HmPlace.so decides small context sites (and site entries) inline and
- * leaves the site and the entry chosen (an index into the descriptor's
- * entries, -1 for none) here; the placed entry point that follows counts
- * them for the per-entry report. */
+
+/* HmPlace.so decides small context sites inline and leaves the site and the
+ * entry chosen (an index into the table's entries, -1 for none) here; the
+ * placed entry point that follows counts them for the per-entry report. */
 struct hmplace_ctx_chosen {
   const char *site;
   int32_t choice;
 };
 extern __thread struct hmplace_ctx_chosen hmplace_ctx_chosen
     __attribute__((tls_model("initial-exec")));
+#endif
+
 /* Make sites known at start-up, so that the report can name plan entries
  * whose allocations never ran. */
 void hmplace_ctx_register(const char *const *sites, size_t n);
+
+#if defined(__cplusplus)
+#if __cplusplus >= 201402L
+#define HMPLACE_LAMBDA_RET_(...) ->decltype(auto)
+#else
+#define HMPLACE_LAMBDA_RET_(...) ->decltype(__VA_ARGS__)
+#endif
+#define HMPLACE_CALLER(frame, ...)                                            \
+  ([&]() HMPLACE_LAMBDA_RET_(__VA_ARGS__) {                                   \
+    ::hmplace::caller_guard hmplace_guard_(frame);                            \
+    return __VA_ARGS__;                                                       \
+  }())
+#define HMPLACE_CALLER_STMT(frame, ...)                                       \
+  do {                                                                        \
+    ::hmplace::caller_guard hmplace_guard_(frame);                            \
+    __VA_ARGS__;                                                              \
+  } while (0)
+#define HMPLACE_CALLER_DECL(frame, ...)                                       \
+  HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)
+#define HMPLACE_CALLER_DECL_(n, frame, ...)                                   \
+  ::hmplace::caller_guard HMPLACE_CAT_(hmplace_guard_, n)(frame);             \
+  __VA_ARGS__;                                                                \
+  ::hmplace::caller_end HMPLACE_CAT_(hmplace_end_, n)(                        \
+      HMPLACE_CAT_(hmplace_guard_, n))
+#elif defined(__GNUC__) && !defined(HMPLACE_PORTABLE)
+#define HMPLACE_CALLER(frame, ...)                                            \
+  (__extension__({                                                            \
+    __attribute__((cleanup(hmplace_ctx_cleanup)))                             \
+    uint32_t hmplace_depth_ = hmplace_ctx_push(frame);                        \
+    __VA_ARGS__;                                                              \
+  }))
+#define HMPLACE_CALLER_STMT(frame, ...)                                       \
+  do {                                                                        \
+    __attribute__((cleanup(hmplace_ctx_cleanup)))                             \
+    uint32_t hmplace_depth_ = hmplace_ctx_push(frame);                        \
+    __VA_ARGS__;                                                              \
+  } while (0)
+#define HMPLACE_CALLER_DECL(frame, ...)                                       \
+  HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)
+#define HMPLACE_CALLER_DECL_(n, frame, ...)                                   \
+  __attribute__((cleanup(hmplace_ctx_cleanup), unused))                       \
+  uint32_t HMPLACE_CAT_(hmplace_depth_, n) = hmplace_ctx_push(frame);         \
+  __VA_ARGS__;                                                                \
+  __attribute__((unused)) uint32_t HMPLACE_CAT_(hmplace_done_, n) =           \
+      hmplace_ctx_restore(HMPLACE_CAT_(hmplace_depth_, n))
+#else
+/* Portable C. The value passes through a function that restores the stack
+ * after the wrapped call has run (its argument is evaluated first). */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define HMPLACE_CTX_PASS_(v)                                                  \
+  _Generic((v),                                                               \
+      float: hmplace_ctx_pass_double,                                         \
+      double: hmplace_ctx_pass_double,                                        \
+      long double: hmplace_ctx_pass_ldouble,                                  \
+      _Bool: hmplace_ctx_pass_ll,                                             \
+      char: hmplace_ctx_pass_ll,                                              \
+      signed char: hmplace_ctx_pass_ll,                                       \
+      short: hmplace_ctx_pass_ll,                                             \
+      int: hmplace_ctx_pass_ll,                                               \
+      long: hmplace_ctx_pass_ll,                                              \
+      long long: hmplace_ctx_pass_ll,                                         \
+      unsigned char: hmplace_ctx_pass_ull,                                    \
+      unsigned short: hmplace_ctx_pass_ull,                                   \
+      unsigned: hmplace_ctx_pass_ull,                                         \
+      unsigned long: hmplace_ctx_pass_ull,                                    \
+      unsigned long long: hmplace_ctx_pass_ull,                               \
+      default: hmplace_ctx_pass_ptr)(v)
+#else
+#define HMPLACE_CTX_PASS_(v) hmplace_ctx_pass_ptr(v)
+#endif
+#define HMPLACE_CALLER(frame, ...)                                            \
+  ((void)hmplace_ctx_enter(frame), HMPLACE_CTX_PASS_((__VA_ARGS__)))
+#define HMPLACE_CALLER_STMT(frame, ...)                                       \
+  do {                                                                        \
+    uint32_t hmplace_depth_ = hmplace_ctx_enter(frame);                       \
+    __VA_ARGS__;                                                              \
+    hmplace_ctx_leave(hmplace_depth_);                                        \
+  } while (0)
+#define HMPLACE_CALLER_DECL(frame, ...)                                       \
+  HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)
+#define HMPLACE_CALLER_DECL_(n, frame, ...)                                   \
+  uint32_t HMPLACE_CAT_(hmplace_depth_, n) = hmplace_ctx_enter(frame);        \
+  __VA_ARGS__;                                                                \
+  HMPLACE_UNUSED_ uint32_t HMPLACE_CAT_(hmplace_done_, n) =                   \
+      hmplace_ctx_leave(HMPLACE_CAT_(hmplace_depth_, n))
+#endif
 
 #ifdef __cplusplus
 } /* extern "C" */
 
 #include <cstddef>
 #include <new>
+
+namespace hmplace {
+/* HMPLACE_CALLER's C++ form: a frame noted while the guard lives (also when
+ * an exception leaves the wrapped call). */
+class caller_guard {
+public:
+  explicit caller_guard(uint64_t frame) : depth_(enter(frame)) {}
+  ~caller_guard() { leave(); }
+  void leave() {
+#if defined(__GNUC__)
+    hmplace_ctx_restore(depth_);
+#else
+    hmplace_ctx_leave(depth_);
+#endif
+  }
+
+private:
+  caller_guard(const caller_guard &);
+  caller_guard &operator=(const caller_guard &);
+  static uint32_t enter(uint64_t frame) {
+#if defined(__GNUC__)
+    return hmplace_ctx_push(frame);
+#else
+    return hmplace_ctx_enter(frame);
+#endif
+  }
+  uint32_t depth_;
+};
+/* HMPLACE_CALLER_DECL's end: the declaration it wraps is complete. */
+class caller_end {
+public:
+  explicit caller_end(caller_guard &g) { g.leave(); }
+};
+} // namespace hmplace
 
 /* C++: `new (HMPLACE_HBW) T(args)`, `new (HMPLACE_HBW, std::nothrow) T[n]`.
  * Over-aligned types get the align_val_t forms automatically. The matching

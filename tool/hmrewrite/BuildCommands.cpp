@@ -144,19 +144,31 @@ CompileCommand BuildCommands::adjust(CompileCommand C) const {
   return C;
 }
 
+bool isFrontendCommand(const CompileCommand &C) {
+  return C.CommandLine.size() > 1 && C.CommandLine[1] == "-cc1";
+}
+
 std::vector<CompileCommand>
-BuildCommands::getCompileCommands(StringRef File) const {
+BuildCommands::driverCommands(std::vector<CompileCommand> All) const {
   std::vector<CompileCommand> Out;
-  for (CompileCommand &C : Base.getCompileCommands(File))
-    Out.push_back(adjust(std::move(C)));
+  for (CompileCommand &C : All)
+    if (!isFrontendCommand(C))
+      Out.push_back(adjust(std::move(C)));
   return Out;
 }
 
+bool BuildCommands::onlyFrontendCommands(StringRef File) const {
+  std::vector<CompileCommand> All = Base.getCompileCommands(File);
+  return !All.empty() && llvm::all_of(All, isFrontendCommand);
+}
+
+std::vector<CompileCommand>
+BuildCommands::getCompileCommands(StringRef File) const {
+  return driverCommands(Base.getCompileCommands(File));
+}
+
 std::vector<CompileCommand> BuildCommands::getAllCompileCommands() const {
-  std::vector<CompileCommand> Out;
-  for (CompileCommand &C : Base.getAllCompileCommands())
-    Out.push_back(adjust(std::move(C)));
-  return Out;
+  return driverCommands(Base.getAllCompileCommands());
 }
 
 } // namespace hmplace

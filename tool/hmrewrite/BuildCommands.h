@@ -19,6 +19,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,12 @@ bool isMPIWrapper(llvm::StringRef Compiler);
 std::optional<WrapperExpansion> askMPIWrapper(llvm::StringRef Compiler,
                                               std::string &Err);
 
+/// Whether \p C is clang's internal front-end command (`clang -cc1 ...`),
+/// which bear records beside the driver's when it sees both processes.
+bool isFrontendCommand(const clang::tooling::CompileCommand &C);
+
+/// Also: commands that run clang's front end directly (`clang -cc1`) are
+/// skipped in favour of the driver command for the same file, as clangd does.
 class BuildCommands : public clang::tooling::CompilationDatabase {
 public:
   BuildCommands(clang::tooling::CompilationDatabase &Base, DiagEngine &D)
@@ -53,9 +60,13 @@ public:
   }
   std::vector<clang::tooling::CompileCommand>
   getAllCompileCommands() const override;
+  /// Whether every command of \p File is a -cc1 one (so none is used).
+  bool onlyFrontendCommands(llvm::StringRef File) const;
 
 private:
   clang::tooling::CompileCommand adjust(clang::tooling::CompileCommand C) const;
+  std::vector<clang::tooling::CompileCommand>
+  driverCommands(std::vector<clang::tooling::CompileCommand> All) const;
 
   clang::tooling::CompilationDatabase &Base;
   DiagEngine &D;

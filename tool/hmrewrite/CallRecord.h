@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -27,12 +28,22 @@ namespace hmplace {
 /// caller frame of a call-stack entry (Fn null), as recorded from a TU.
 struct CallRecord {
   const AllocFn *Fn = nullptr; ///< null: a candidate caller frame
-  bool AlreadyNoted = false;   ///< a caller frame an earlier run wrapped
-  /// Caller frames: the text range to wrap in the shadow-stack push
-  /// (the call, or the macro use it is written through), or why it cannot.
+  /// Caller frames: the text range to wrap in a hmplace.h form (the call,
+  /// the macro use it is written through, or the declaration or statement
+  /// that use is), which form, or why it cannot be wrapped.
+  enum NoteForm { NoteExpr, NoteStmt, NoteDecl };
+  NoteForm Form = NoteExpr;
   unsigned NoteBegin = 0, NoteEnd = 0;
   std::string NoteProblem;
-  bool AlreadyPlaced = false; ///< a hmplace_* call (rewritten before)
+  /// A caller frame an earlier run wrapped: the wrapper's text range, the
+  /// wrapped text's, and the frame it notes (HMPLACE_FRAME's arguments).
+  bool AlreadyNoted = false;
+  unsigned WrapBegin = 0, WrapEnd = 0, InnerBegin = 0, InnerEnd = 0;
+  unsigned FrameBegin = 0, FrameEnd = 0;
+  std::string FrameFile;
+  unsigned FrameLine = 0, FrameColumn = 0;
+  bool AlreadyPlaced = false; ///< a placed hmplace_* call (rewritten before)
+  bool Dispatching = false;   ///< hmplace_free, hmplace_realloc
   SourcePos Key;              ///< the site key (expansion position)
   llvm::StringRef CompileDir; ///< interned by the session
   /// Where an edit would go (spelling positions), if the call can be edited.
@@ -50,25 +61,47 @@ struct CallRecord {
   bool IsNew = false, NewInParens = false;
   unsigned NewOffset = 0;
   /// A placed call from an earlier run: its kind argument as written and
-  /// where (empty: not a plain argument in the file).
+  /// where (empty: not plain text in the file), and where the argument
+  /// after it begins (for taking the kind out again; 0: none).
   std::string KindArgText;
-  unsigned KindArgOffset = 0;
+  unsigned KindArgOffset = 0, AfterKindOffset = 0;
+  /// `new (KIND) T`: the placement parentheses, for taking them out.
+  unsigned PlacementBegin = 0, PlacementEnd = 0;
   /// Why this allocation can never be rewritten here (placement new, a class
   /// with its own operator new), or empty.
   std::string NotPlaceable;
 };
 
-/// What the include insertion needs to know about an edited main file.
+/// Where things are in a file hmrewrite may edit (the main file, headers
+/// selected with --header-filter), as the parse saw them: what the include
+/// insertion needs to put `#include <hmplace.h>` at file scope, outside
+/// conditionals. File offsets.
+struct FileLayout {
+  bool IncludesRuntime = false;
+  /// The line of `#include <hmplace.h>` (an earlier run's, or the user's):
+  /// [start, end with its newline); {0, 0} if none.
+  std::pair<unsigned, unsigned> RuntimeInclude{0, 0};
+  /// Top-level declarations (functions with their bodies, namespaces,
+  /// extern "C" blocks): [begin, end).
+  std::vector<std::pair<unsigned, unsigned>> Decls;
+  /// #if/#ifdef/#ifndef ... #endif blocks (nested ones too), from the start
+  /// of the #if line to the end of the #endif line.
+  std::vector<std::pair<unsigned, unsigned>> Conditionals;
+  /// #include lines: [start of the line, end of the line with its newline).
+  std::vector<std::pair<unsigned, unsigned>> Includes;
+};
+
+/// What a translation unit tells the session beyond its calls.
 struct MainFileInfo {
   std::string Path;
-  bool IncludesRuntime = false;
-  unsigned LastIncludeLine = 0; ///< 1-based line of the last top-level include
+  /// The main file's layout and those of selected headers, by path.
+  std::map<std::string, FileLayout> Layouts;
   /// Every file the TU read (absolute): plan entries for files no TU read
   /// were not examined, which is not the same as stale.
   std::vector<std::string> FilesRead;
   /// Allocation calls in inactive #if branches of edited files, by file and
-  /// offset: nobody can tell what they would be.
-  std::set<std::pair<std::string, unsigned>> SkippedCalls;
+  /// offset (with their line): nobody can tell what they would be.
+  std::map<std::pair<std::string, unsigned>, unsigned> SkippedCalls;
 };
 
 } // namespace hmplace

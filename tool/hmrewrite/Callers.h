@@ -7,7 +7,8 @@
 /// means wrapping the call, or the macro use it is written through, in a
 /// form from hmplace.h. These rules decide what text can be wrapped, with
 /// which form, and when it cannot be (and why), so that a caller the
-/// rewriter notes covers exactly what HmPlace.so's note covers.
+/// rewriter notes covers exactly what HmPlace.so's note covers. They also
+/// recognise an earlier run's wrapper, which a rerun compares with the plan.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef HMPLACE_HMREWRITE_CALLERS_H
@@ -18,6 +19,7 @@
 
 #include "clang/AST/Expr.h"
 
+#include <optional>
 #include <vector>
 
 namespace hmplace {
@@ -28,6 +30,20 @@ namespace hmplace {
 void recordCaller(EditLocator &L, const clang::CallExpr *CE,
                   const clang::FunctionDecl *CurFn, llvm::StringRef CompileDir,
                   std::vector<CallRecord> &Out);
+
+/// An earlier run's `HMPLACE_CALLER*(HMPLACE_FRAME("f.c", L, C), TEXT)`.
+struct Wrapper {
+  CallRecord::NoteForm Form = CallRecord::NoteExpr;
+  unsigned Begin = 0, End = 0;           ///< the whole wrapper
+  unsigned InnerBegin = 0, InnerEnd = 0; ///< TEXT
+  unsigned FrameBegin = 0, FrameEnd = 0; ///< HMPLACE_FRAME(...)
+  std::string File;
+  unsigned Line = 0, Column = 0;
+};
+
+/// The wrapper that starts at \p Offset of \p Buf, if one does.
+std::optional<Wrapper> parseWrapper(llvm::StringRef Buf, unsigned Offset,
+                                    const clang::LangOptions &LO);
 
 } // namespace hmplace
 

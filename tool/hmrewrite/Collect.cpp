@@ -15,6 +15,7 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtOpenMP.h"
+#include "clang/Basic/CharInfo.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Lexer.h"
@@ -160,7 +161,9 @@ public:
       recordCaller(L, CE, CurFn, IDir, Out);
       return true;
     }
-    record(CE, FD, Fn, Already, TakesKind);
+    // hmplace_free / hmplace_realloc: a free or realloc that dispatches
+    // already, placed by nobody.
+    record(CE, FD, Fn, Already && TakesKind, Already && !TakesKind);
     return true;
   }
 
@@ -189,15 +192,17 @@ private:
   }
 
   void record(CallExpr *CE, const FunctionDecl *FD, const AllocFn *Fn,
-              bool Already, bool TakesKind) {
+              bool Already, bool Dispatching) {
     CallRecord *R = start(CE->getBeginLoc(), Fn, Already);
     if (!R)
       return;
+    R->Dispatching = Dispatching;
     const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
     FileID FID = L.locateEdit(*R, Callee->getBeginLoc(), Callee->getEndLoc(),
                               FD->getName());
-    if (Already && TakesKind && R->Edit == CallRecord::Editable)
-      L.recordKindArg(*R, FID, CE->getArg(0));
+    if (Already && R->Edit == CallRecord::Editable)
+      L.recordKindArg(*R, FID, CE->getArg(0),
+                      CE->getNumArgs() > 1 ? CE->getArg(1) : nullptr);
     // The kind goes before the first argument, in the same context as the
     // callee: a file position, or the same macro argument's spelling.
     if (!Already && R->Edit == CallRecord::Editable) {
@@ -276,8 +281,22 @@ public:
       R->Edit = CallRecord::InMacroBody;
     else
       FID = L.locateEdit(*R, Kw, Kw, "new");
-    if (Already && R->Edit == CallRecord::Editable)
-      L.recordKindArg(*R, FID, NE->getPlacementArg(0));
+    if (Already && R->Edit == CallRecord::Editable) {
+      L.recordKindArg(*R, FID, NE->getPlacementArg(0),
+                      NE->getNumPlacementArgs() > 1 ? NE->getPlacementArg(1)
+                                                    : nullptr);
+      // `new (KIND) T`: the parentheses go too when the kind does.
+      if (NE->getNumPlacementArgs() == 1 && !R->KindArgText.empty()) {
+        StringRef Buf = SM.getBufferData(FID);
+        size_t Close = R->KindArgOffset + R->KindArgText.size();
+        while (Close < Buf.size() && isWhitespace(Buf[Close]))
+          ++Close;
+        if (Close < Buf.size() && Buf[Close] == ')') {
+          R->PlacementBegin = R->CalleeOffset + R->CalleeLength;
+          R->PlacementEnd = Close + 1;
+        }
+      }
+    }
     if (!Already && R->Edit == CallRecord::Editable) {
       if (Nothrow) {
         R->NewInParens = L.argumentOffset(
@@ -312,9 +331,30 @@ public:
     auto CWD =
         CI.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory();
     Dir = CWD ? *CWD : std::string();
-    CI.getPreprocessor().addPPCallbacks(std::make_unique<PPTracker>(
-        CI.getSourceManager(), CI.getLangOpts(), S, Dir, Info));
+    auto T = std::make_unique<PPTracker>(CI.getSourceManager(),
+                                         CI.getLangOpts(), S, Dir, Info);
+    Tracker = T.get();
+    CI.getPreprocessor().addPPCallbacks(std::move(T));
     return true;
+  }
+
+  /// The extents of the top-level declarations of the files hmrewrite may
+  /// edit: blank lines inside them are not at file scope.
+  void recordDecls(ASTContext &Ctx) {
+    SourceManager &SM = Ctx.getSourceManager();
+    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+      if (D->isImplicit() || D->getBeginLoc().isInvalid())
+        continue;
+      CharSourceRange R = SM.getExpansionRange(D->getSourceRange());
+      auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
+      auto [EFID, E] = SM.getDecomposedLoc(R.getEnd());
+      FileLayout *L = FID == EFID ? Tracker->layoutOf(FID) : nullptr;
+      if (!L)
+        continue;
+      if (R.isTokenRange())
+        E += Lexer::MeasureTokenLength(R.getEnd(), SM, Ctx.getLangOpts());
+      L->Decls.push_back({B, E});
+    }
   }
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
@@ -323,6 +363,7 @@ public:
       CollectAction &A;
       explicit Consumer(CollectAction &A) : A(A) {}
       void HandleTranslationUnit(ASTContext &Ctx) override {
+        A.recordDecls(Ctx);
         CallCollector C(Ctx, A.Dir, A.S, A.Calls);
         if (CallCollector::canWalkPlainly(Ctx.getLangOpts()))
           C.walkPlainly(Ctx.getTranslationUnitDecl());
@@ -354,6 +395,7 @@ private:
   std::string Dir;
   std::vector<CallRecord> Calls;
   MainFileInfo Info;
+  PPTracker *Tracker = nullptr; ///< owned by the preprocessor
 };
 
 } // namespace

@@ -107,16 +107,30 @@ bool EditLocator::argumentOffset(const CallRecord &R, FileID FID,
   return true;
 }
 
-void EditLocator::recordKindArg(CallRecord &R, FileID FID, const Expr *Arg) {
-  SourceRange SR = Arg->getSourceRange();
-  if (!SR.getBegin().isFileID() || !SR.getEnd().isFileID() ||
-      SM.getFileID(SR.getBegin()) != FID)
+void EditLocator::recordKindArg(CallRecord &R, FileID FID, const Expr *Arg,
+                                const Expr *NextArg) {
+  // Plain text (HMPLACE_HBW), or one macro use (HMPLACE_BY_CALLERS(...)).
+  CharSourceRange CR = SM.getExpansionRange(Arg->getSourceRange());
+  SourceLocation B = CR.getBegin(), E = CR.getEnd();
+  if (!B.isFileID() || !E.isFileID() || SM.getFileID(B) != FID ||
+      SM.getFileID(E) != FID)
     return;
-  unsigned B = offsetOf(SR.getBegin());
-  unsigned E = offsetOf(SR.getEnd()) +
-               Lexer::MeasureTokenLength(SR.getEnd(), SM, Ctx.getLangOpts());
-  R.KindArgOffset = B;
-  R.KindArgText = SM.getBufferData(FID).slice(B, E).str();
+  // The kind must be its own text, not part of a macro use around the call.
+  if (Arg->getBeginLoc().isMacroID() &&
+      !Lexer::isAtStartOfMacroExpansion(Arg->getBeginLoc(), SM,
+                                        Ctx.getLangOpts()))
+    return;
+  unsigned Bo = offsetOf(B);
+  unsigned Eo =
+      offsetOf(E) + (CR.isTokenRange()
+                         ? Lexer::MeasureTokenLength(E, SM, Ctx.getLangOpts())
+                         : 0);
+  R.KindArgOffset = Bo;
+  R.KindArgText = SM.getBufferData(FID).slice(Bo, Eo).str();
+  unsigned After = 0;
+  if (NextArg && argumentOffset(R, FID, NextArg->getBeginLoc(), After) &&
+      After > Eo)
+    R.AfterKindOffset = After;
 }
 
 } // namespace hmplace

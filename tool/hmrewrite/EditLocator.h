@@ -62,9 +62,11 @@ public:
   bool argumentOffset(const CallRecord &R, clang::FileID FID,
                       clang::SourceLocation L, unsigned &Off);
 
-  /// An earlier run's kind argument, where a later plan may change it: its
-  /// text and file range, if written plainly in the edit's file.
-  void recordKindArg(CallRecord &R, clang::FileID FID, const clang::Expr *Arg);
+  /// An earlier run's kind argument \p Arg, where a later plan may change
+  /// it: its text and file range, if written in the edit's file as plain
+  /// text or one macro use; and where \p NextArg (if any) begins.
+  void recordKindArg(CallRecord &R, clang::FileID FID, const clang::Expr *Arg,
+                     const clang::Expr *NextArg);
 
   /// \p Path made absolute against the TU's directory, normalized (one
   /// normalizer per TU: keys name the same few paths thousands of times).

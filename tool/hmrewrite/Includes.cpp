@@ -1,105 +1,244 @@
 //===- Includes.cpp - where the runtime header goes in an edited file -----===//
 //
-// Plan keys, profiles and debug info name lines; an edit must not move them.
+// `#include <hmplace.h>` must go at file scope (not in a function, not
+// between a declarator and its body, not in a namespace or extern "C"
+// block), outside every conditional block (or the edits would not compile
+// in the other configuration), and before the first edit. Within that, where
+// a person would put it: after the last include, on its own line.
+//
+// And it must not move a line. Plan keys, profiles, debug info and a later
+// rerun all name lines; a new line would shift every line below it. So the
+// include takes the place of a blank line:
+//   1. right after the last include when two blank lines follow it (one
+//      blank line stays between the includes and the code);
+//   2. right after the last include when one blank line follows it;
+//   3. else the first blank line at file scope before the first edit;
+//   4. else (no blank line to take) a new line after the last include,
+//      followed by `#line N`, which gives the lines below their old numbers
+//      in the compiler's view (an editor then shows them one line lower:
+//      the README says so).
+// "The last include" is the last one before the first edit at file scope;
+// one inside a conditional block stands for the block's #endif line. A
+// header's include guard is no conditional block; the include goes inside
+// it, after its #define.
 //
 //===----------------------------------------------------------------------===//
 #include "Rewrite.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+
+#include <optional>
 
 using namespace clang;
 using namespace llvm;
 
 namespace hmplace {
 
-/// Put `#include <hmplace.h>` on a blank file-level line after the last
-/// top-level #include (and before the first edit), so that no line moves;
-/// if there is none, on a new line after the last include.
+namespace {
+
+/// A physical line of the file, as the include placement sees it.
+struct TextLine {
+  unsigned Begin, End; ///< [Begin, End): the text without its newline
+  unsigned Next;       ///< where the next line begins
+  /// Only white space, and a line of its own to the preprocessor: not in a
+  /// block comment, not spliced to the line before by a backslash.
+  bool Blank;
+};
+
+} // namespace
+
+/// The file's lines, with the lexical state a blank line depends on.
+static std::vector<TextLine> linesOf(StringRef Text) {
+  std::vector<TextLine> Out;
+  bool InBlock = false, Spliced = false;
+  size_t Pos = 0;
+  while (Pos < Text.size()) {
+    size_t NL = Text.find('\n', Pos);
+    size_t End = NL == StringRef::npos ? Text.size() : NL;
+    StringRef L = Text.slice(Pos, End).rtrim('\r');
+    TextLine TL{unsigned(Pos), unsigned(Pos + L.size()),
+                unsigned(NL == StringRef::npos ? Text.size() : NL + 1),
+                !InBlock && !Spliced && L.trim().empty()};
+    Out.push_back(TL);
+    // Comments and literals decide whether the next line begins inside a
+    // block comment.
+    bool InLine = false;
+    char Quote = 0;
+    for (size_t I = 0; I < L.size(); ++I) {
+      char C = L[I], N = I + 1 < L.size() ? L[I + 1] : 0;
+      if (InBlock) {
+        if (C == '*' && N == '/')
+          InBlock = false, ++I;
+      } else if (InLine) {
+        break;
+      } else if (Quote) {
+        if (C == '\\')
+          ++I;
+        else if (C == Quote)
+          Quote = 0;
+      } else if (C == '/' && N == '*') {
+        InBlock = true, ++I;
+      } else if (C == '/' && N == '/') {
+        InLine = true;
+      } else if (C == '"' || C == '\'') {
+        Quote = C;
+      }
+    }
+    Spliced = !L.empty() && L.back() == '\\';
+    Pos = TL.Next;
+  }
+  return Out;
+}
+
+/// Offset of the first character of \p Text that is not white space or a
+/// comment (from the front), or one past the last (from the back).
+static unsigned codeBoundary(StringRef Text, bool FromBack) {
+  // Only needed for include guards: a simple scan that knows comments.
+  if (!FromBack) {
+    size_t I = 0;
+    while (I < Text.size()) {
+      if (isSpace(Text[I]))
+        ++I;
+      else if (Text.substr(I).starts_with("//"))
+        I = std::min(Text.find('\n', I), Text.size());
+      else if (Text.substr(I).starts_with("/*"))
+        I = std::min(Text.find("*/", I + 2) + 2, Text.size());
+      else
+        break;
+    }
+    return unsigned(I);
+  }
+  StringRef T = Text.rtrim();
+  while (true) {
+    if (T.ends_with("*/")) {
+      size_t B = T.rfind("/*");
+      if (B == StringRef::npos)
+        break;
+      T = T.take_front(B).rtrim();
+      continue;
+    }
+    size_t LS = T.rfind('\n');
+    StringRef Last = T.substr(LS == StringRef::npos ? 0 : LS + 1);
+    size_t C = Last.find("//");
+    if (C != StringRef::npos && Last.take_front(C).trim().empty()) {
+      T = T.take_front(LS == StringRef::npos ? 0 : LS).rtrim();
+      continue;
+    }
+    break;
+  }
+  return unsigned(T.size());
+}
+
+IncludeEdit runtimeIncludeEdit(StringRef Text, const FileLayout &Layout,
+                               unsigned FirstEdit) {
+  static constexpr llvm::StringLiteral Include = "#include <hmplace.h>";
+  std::vector<TextLine> Lines = linesOf(Text);
+  std::vector<std::pair<unsigned, unsigned>> Conds = Layout.Conditionals;
+  unsigned Start = Text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  // An include guard: a conditional block that is the whole file. Inside it
+  // is file scope; the include goes after its #define.
+  unsigned CodeBegin = codeBoundary(Text, false),
+           CodeEnd = codeBoundary(Text, true);
+  for (auto It = Conds.begin(); It != Conds.end(); ++It) {
+    if (It->first > CodeBegin || It->second < CodeEnd ||
+        !Text.substr(CodeBegin).starts_with("#"))
+      continue;
+    // Start after the #ifndef line and a #define line that follows it.
+    for (size_t I = 0; I < Lines.size(); ++I) {
+      if (Lines[I].Begin < It->first)
+        continue;
+      Start = Lines[I].Next;
+      if (I + 1 < Lines.size() &&
+          Text.slice(Lines[I + 1].Begin, Lines[I + 1].End)
+              .ltrim()
+              .starts_with("#define"))
+        Start = Lines[I + 1].Next;
+      break;
+    }
+    Conds.erase(It);
+    break;
+  }
+  auto InRanges = [](unsigned Off,
+                     const std::vector<std::pair<unsigned, unsigned>> &R,
+                     bool Strict) {
+    for (const auto &[B, E] : R)
+      if (Strict ? (B < Off && Off < E) : (B <= Off && Off < E))
+        return true;
+    return false;
+  };
+  auto AtFileScope = [&](const TextLine &L) {
+    return L.Blank && L.Begin >= Start && L.Next <= FirstEdit &&
+           !InRanges(L.Begin, Layout.Decls, true) &&
+           !InRanges(L.Begin, Conds, false);
+  };
+  // The anchor: where the last include before the first edit ends (or the
+  // conditional block around it), at file scope.
+  unsigned Anchor = Start;
+  for (const auto &[B, E] : Layout.Includes) {
+    if (E > FirstEdit || B < Start || InRanges(B, Layout.Decls, true))
+      continue;
+    unsigned End = E; // the end of the outermost block around the include
+    for (const auto &[CB, CE] : Conds)
+      if (CB <= B && B < CE)
+        End = std::max(End, CE);
+    if (End <= FirstEdit)
+      Anchor = std::max(Anchor, End);
+  }
+  size_t K = 0;
+  while (K < Lines.size() && Lines[K].Begin < Anchor)
+    ++K;
+  auto Replace = [&](const TextLine &L) {
+    return IncludeEdit{L.Begin, L.End - L.Begin, Include.str()};
+  };
+  if (K < Lines.size() && Lines[K].Begin == Anchor && AtFileScope(Lines[K]))
+    return Replace(Lines[K]); // 1 and 2
+  for (size_t J = K; J < Lines.size() && Lines[J].Begin < FirstEdit; ++J)
+    if (AtFileScope(Lines[J]))
+      return Replace(Lines[J]); // 3
+  // 4: a line of its own, and the numbers of the lines below restored.
+  StringRef EOL = Text.contains("\r\n") ? "\r\n" : "\n";
+  unsigned LineNo = 1; // of the text after the anchor (a BOM is no line)
+  for (size_t I = 0; I < Lines.size() && Lines[I].Next <= Anchor; ++I)
+    ++LineNo;
+  std::string Before =
+      Anchor > 0 && Anchor == Text.size() && Text.back() != '\n' ? EOL.str()
+                                                                 : "";
+  return IncludeEdit{
+      Anchor, 0,
+      (Before + Include + EOL + "#line " + Twine(LineNo) + EOL).str()};
+}
+
+std::optional<IncludeEdit> runtimeIncludeRemoval(StringRef Text,
+                                                 const FileLayout &Layout) {
+  auto [B, E] = Layout.RuntimeInclude;
+  if (E <= B || E > Text.size())
+    return std::nullopt;
+  StringRef Line = Text.slice(B, E).rtrim("\r\n").trim();
+  if (Line != "#include <hmplace.h>")
+    return std::nullopt; // the user's own spelling: theirs to keep
+  // Rule 4 above added a #line after it: both lines go.
+  size_t NL = Text.find('\n', E);
+  StringRef Next = Text.slice(E, NL == StringRef::npos ? Text.size() : NL);
+  unsigned LineNo = 1 + unsigned(Text.take_front(B).count('\n'));
+  if (Next.rtrim("\r").trim() == ("#line " + Twine(LineNo)).str())
+    return IncludeEdit{
+        B, unsigned(NL == StringRef::npos ? Text.size() : NL + 1) - B, ""};
+  // Else it took the place of a blank line: the blank line comes back.
+  unsigned TextEnd = B + unsigned(Text.slice(B, E).rtrim("\r\n").size());
+  return IncludeEdit{B, TextEnd - B, ""};
+}
+
 void RewriteSession::insertInclude(const std::string &File,
-                                   const MainFileInfo &Info, unsigned FirstEdit,
-                                   int GuardDepth) {
+                                   const FileLayout &Layout,
+                                   unsigned FirstEdit) {
   auto Buf = MemoryBuffer::getFile(File);
   if (!Buf) {
     D.report(File, Severity::Error, "cannot read: " + Buf.getError().message());
     return;
   }
-  StringRef Text = (*Buf)->getBuffer();
-  static constexpr llvm::StringLiteral Line = "#include <hmplace.h>";
-  // Start of the line after the last include.
-  size_t Pos = 0;
-  for (unsigned L = 1; L <= Info.LastIncludeLine && Pos < Text.size(); ++L) {
-    size_t NL = Text.find('\n', Pos);
-    Pos = NL == StringRef::npos ? Text.size() : NL + 1;
-  }
-  // A UTF-8 byte order mark stays the file's first bytes.
-  size_t LineStartAt = 0;
-  if (Pos == 0 && Text.starts_with("\xEF\xBB\xBF"))
-    Pos = LineStartAt = 3;
-  size_t AfterIncludes = Pos;
-  // Scan forward for a blank line at file scope: outside comments, strings,
-  // braces, and not continuing a directive with a backslash.
-  bool InBlock = false, InLine = false, PrevBackslash = false;
-  char Quote = 0;
-  int Depth = 0, PPDepth = 0;
-  size_t LineStart = Pos;
-  for (size_t I = Pos; I <= Text.size() && I <= FirstEdit; ++I) {
-    if (I == Text.size() || Text[I] == '\n') {
-      StringRef L = Text.slice(LineStart, I);
-      StringRef Dir = L.ltrim();
-      if (!InBlock && !PrevBackslash && Dir.consume_front("#")) {
-        Dir = Dir.ltrim();
-        if (Dir.starts_with("if"))
-          ++PPDepth; // #if, #ifdef, #ifndef
-        else if (Dir.starts_with("endif") && PPDepth > 0)
-          --PPDepth;
-      }
-      if (!InBlock && !Quote && Depth == 0 && PPDepth <= GuardDepth &&
-          L.trim().empty() && !PrevBackslash && I <= FirstEdit) {
-        addEdit(File, LineStart, L.rtrim("\r").size(), Line);
-        return;
-      }
-      PrevBackslash =
-          !L.rtrim(" \t\r").empty() && L.rtrim(" \t\r").back() == '\\';
-      InLine = false;
-      LineStart = I + 1;
-      continue;
-    }
-    char Ch = Text[I], Next = I + 1 < Text.size() ? Text[I + 1] : 0;
-    if (InLine)
-      continue;
-    if (InBlock) {
-      if (Ch == '*' && Next == '/')
-        InBlock = false, ++I;
-      continue;
-    }
-    if (Quote) {
-      if (Ch == '\\')
-        ++I;
-      else if (Ch == Quote)
-        Quote = 0;
-      continue;
-    }
-    if (Ch == '/' && Next == '*')
-      InBlock = true, ++I;
-    else if (Ch == '/' && Next == '/')
-      InLine = true;
-    else if (Ch == '"' || Ch == '\'')
-      Quote = Ch;
-    else if (Ch == '{')
-      ++Depth;
-    else if (Ch == '}')
-      --Depth;
-  }
-  // No blank line to take: two new lines, and `#line` so that the lines
-  // after them keep their numbers for the compiler, debug info and the plan.
-  // Inserted lines end as the file's lines do.
-  StringRef EOL = Text.contains("\r\n") ? "\r\n" : "\n";
-  StringRef Before =
-      AfterIncludes > LineStartAt && Text[AfterIncludes - 1] != '\n' ? EOL : "";
-  addEdit(
-      File, AfterIncludes, 0,
-      (Before + Line + EOL + "#line " + Twine(Info.LastIncludeLine + 1) + EOL)
-          .str());
+  IncludeEdit E = runtimeIncludeEdit((*Buf)->getBuffer(), Layout, FirstEdit);
+  addEdit(File, E.Offset, E.Length, E.Text);
 }
 
 } // namespace hmplace

@@ -182,10 +182,12 @@ static void diffFile(StringRef File, StringRef Old,
 /// Call \p Fn(File, Old, New, Reps) for every edited file whose content
 /// changes; unreadable files are reported. Returns false if any was.
 template <typename Fn>
-static bool forEachChangedFile(const RewriteSession &S, DiagEngine &D,
-                               Fn Visit) {
+static bool forEachChangedFile(const RewriteSession &S, DiagEngine &D, Fn Visit,
+                               const std::set<std::string> &Skip = {}) {
   bool OK = true;
   for (const auto &[File, Reps] : S.edits()) {
+    if (Skip.count(File))
+      continue;
     std::string Old;
     Expected<std::string> New = newContent(File, Reps, Old);
     if (!New) {
@@ -222,7 +224,8 @@ static void crashPoint() {
     raise(SIGKILL);
 }
 
-bool writeInPlace(const RewriteSession &S, DiagEngine &D) {
+bool writeInPlace(const RewriteSession &S, DiagEngine &D,
+                  const std::set<std::string> &Skip) {
   return forEachChangedFile(
       S, D,
       [&](const std::string &File, StringRef, StringRef New,
@@ -272,16 +275,20 @@ bool writeInPlace(const RewriteSession &S, DiagEngine &D) {
         }
         crashPoint();
         return true;
-      });
+      },
+      Skip);
 }
 
-bool exportFixes(const RewriteSession &S, StringRef Dir, DiagEngine &D) {
+bool exportFixes(const RewriteSession &S, StringRef Dir, DiagEngine &D,
+                 const std::set<std::string> &Skip) {
   if (std::error_code EC = sys::fs::create_directories(Dir)) {
     D.report(Dir, Severity::Error, "cannot create: " + EC.message());
     return false;
   }
   bool OK = true;
   for (const auto &[File, Reps] : S.edits()) {
+    if (Skip.count(File))
+      continue;
     tooling::TranslationUnitDiagnostics TUD;
     TUD.MainSourceFile = File;
     tooling::DiagnosticMessage Msg("hmrewrite: place allocation sites");

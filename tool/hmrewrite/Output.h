@@ -6,6 +6,9 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+#include <string>
+
 namespace hmplace {
 
 /// Unified diff of every edited file (a/ and b/ prefixes on the paths as
@@ -13,10 +16,13 @@ namespace hmplace {
 bool printDiff(const RewriteSession &S, llvm::raw_ostream &OS, DiagEngine &D);
 /// Rewrite files in place; each through a temporary file and a rename, so a
 /// failure leaves the original intact.
-bool writeInPlace(const RewriteSession &S, DiagEngine &D);
+/// Files in \p Skip are left as they are.
+bool writeInPlace(const RewriteSession &S, DiagEngine &D,
+                  const std::set<std::string> &Skip = {});
 /// clang-tidy style Diagnostics YAML, one file per edited source, for
 /// clang-apply-replacements.
-bool exportFixes(const RewriteSession &S, llvm::StringRef Dir, DiagEngine &D);
+bool exportFixes(const RewriteSession &S, llvm::StringRef Dir, DiagEngine &D,
+                 const std::set<std::string> &Skip = {});
 /// A plan skeleton with every allocation site, targeting \p Kind. With
 /// \p Depth > 1 also, for each site, the chains of its callers in the
 /// processed files (by function name) up to \p Depth frames, as `stack:`

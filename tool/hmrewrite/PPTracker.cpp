@@ -8,6 +8,7 @@
 #include "Rewrite.h"
 
 #include "clang/Basic/CharInfo.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang;
 using namespace llvm;
@@ -58,17 +59,66 @@ std::vector<unsigned> allocationCallsIn(StringRef Text, bool CPlusPlus) {
   return Out;
 }
 
+FileLayout *PPTracker::layoutOf(FileID FID) {
+  auto [It, New] = Tracked.try_emplace(FID, nullptr);
+  if (!New)
+    return It->second;
+  if (FID.isInvalid() ||
+      SrcMgr::isSystem(SM.getFileCharacteristic(SM.getLocForStartOfFile(FID))))
+    return nullptr;
+  OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
+  if (!FE)
+    return nullptr;
+  std::string Path = normalizePath(FE->getName(), Dir);
+  if (FID != SM.getMainFileID() && !S.headerSelected(Path))
+    return nullptr;
+  return It->second = &Info.Layouts[Path];
+}
+
+std::pair<unsigned, unsigned> PPTracker::lineOf(SourceLocation L) const {
+  auto [FID, Off] = SM.getDecomposedLoc(L);
+  StringRef Buf = SM.getBufferData(FID);
+  // StringRef::rfind looks at the characters before From.
+  size_t B = Buf.rfind('\n', Off);
+  B = B == StringRef::npos ? 0 : B + 1;
+  size_t E = Buf.find('\n', Off);
+  E = E == StringRef::npos ? Buf.size() : E + 1;
+  return {unsigned(B), unsigned(E)};
+}
+
 void PPTracker::InclusionDirective(SourceLocation Hash, const Token &,
-                                   StringRef Name, bool, CharSourceRange Range,
+                                   StringRef Name, bool, CharSourceRange,
                                    OptionalFileEntryRef, StringRef, StringRef,
                                    const Module *, bool,
                                    SrcMgr::CharacteristicKind) {
-  if (!SM.isWrittenInMainFile(Hash))
+  if (!Hash.isFileID())
     return;
-  if (Name == "hmplace.h")
-    Info.IncludesRuntime = true;
-  if (Depth == 0)
-    Info.LastIncludeLine = SM.getSpellingLineNumber(Range.getEnd());
+  FileLayout *L = layoutOf(SM.getFileID(Hash));
+  if (!L)
+    return;
+  L->Includes.push_back(lineOf(Hash));
+  if (sys::path::filename(Name) == "hmplace.h") {
+    L->IncludesRuntime = true;
+    L->RuntimeInclude = L->Includes.back();
+  }
+}
+
+void PPTracker::open(SourceLocation L) {
+  if (L.isFileID() && layoutOf(SM.getFileID(L)))
+    Open[SM.getFileID(L)].push_back(lineOf(L).first);
+}
+
+void PPTracker::Endif(SourceLocation L, SourceLocation) {
+  if (!L.isFileID())
+    return;
+  FileID FID = SM.getFileID(L);
+  FileLayout *Layout = layoutOf(FID);
+  auto It = Open.find(FID);
+  if (!Layout || It == Open.end() || It->second.empty())
+    return;
+  unsigned Begin = It->second.back();
+  It->second.pop_back();
+  Layout->Conditionals.push_back({Begin, lineOf(L).second});
 }
 
 void PPTracker::FileChanged(SourceLocation Loc, FileChangeReason Reason,
@@ -96,12 +146,7 @@ void PPTracker::SourceRangeSkipped(SourceRange Range, SourceLocation) {
   if (B >= E || E > Buf.size())
     return;
   for (unsigned Off : allocationCallsIn(Buf.slice(B, E), LO.CPlusPlus))
-    Info.SkippedCalls.insert({Path, B + Off});
-}
-
-void PPTracker::Endif(SourceLocation L, SourceLocation) {
-  if (SM.isWrittenInMainFile(L) && Depth > 0)
-    --Depth;
+    Info.SkippedCalls.insert({{Path, B + Off}, SM.getLineNumber(FID, B + Off)});
 }
 
 } // namespace hmplace

@@ -17,6 +17,7 @@
 #include "clang/Basic/LangOptions.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/PPCallbacks.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace hmplace {
 
@@ -28,9 +29,9 @@ class RewriteSession;
 /// need not even lex.
 std::vector<unsigned> allocationCallsIn(llvm::StringRef Text, bool CPlusPlus);
 
-/// Records the main file's top-level #include lines, whether it already
-/// includes the runtime header, and the allocation calls in inactive
-/// preprocessor branches of the files being rewritten.
+/// Records the layout of the files hmrewrite may edit (FileLayout: include
+/// lines, top-level conditional blocks), every file entered, and the
+/// allocation calls in inactive preprocessor branches of those files.
 class PPTracker : public clang::PPCallbacks {
 public:
   PPTracker(clang::SourceManager &SM, const clang::LangOptions &LO,
@@ -52,29 +53,34 @@ public:
                           clang::SourceLocation) override;
   void If(clang::SourceLocation L, clang::SourceRange,
           ConditionValueKind) override {
-    enter(L);
+    open(L);
   }
   void Ifdef(clang::SourceLocation L, const clang::Token &,
              const clang::MacroDefinition &) override {
-    enter(L);
+    open(L);
   }
   void Ifndef(clang::SourceLocation L, const clang::Token &,
               const clang::MacroDefinition &) override {
-    enter(L);
+    open(L);
   }
   void Endif(clang::SourceLocation L, clang::SourceLocation) override;
 
+  /// The layout of the file \p FID, if it is one hmrewrite may edit.
+  FileLayout *layoutOf(clang::FileID FID);
+
 private:
-  void enter(clang::SourceLocation L) {
-    if (SM.isWrittenInMainFile(L))
-      ++Depth;
-  }
+  void open(clang::SourceLocation L);
+  /// [start of the line of \p L, end of that line with its newline).
+  std::pair<unsigned, unsigned> lineOf(clang::SourceLocation L) const;
   clang::SourceManager &SM;
   const clang::LangOptions &LO;
   RewriteSession &S;
   const std::string &Dir;
   MainFileInfo &Info;
-  int Depth = 0;
+  /// Per file: its layout (null: not one hmrewrite edits), and the start
+  /// offsets of the conditional blocks open in it.
+  llvm::DenseMap<clang::FileID, FileLayout *> Tracked;
+  llvm::DenseMap<clang::FileID, std::vector<unsigned>> Open;
 };
 
 } // namespace hmplace

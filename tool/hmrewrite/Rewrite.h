@@ -29,6 +29,7 @@
 #define HMPLACE_HMREWRITE_REWRITE_H
 
 #include "CallRecord.h"
+#include "plan/Decision.h"
 #include "plan/Plan.h"
 
 #include "clang/Tooling/Core/Replacement.h"
@@ -45,6 +46,22 @@
 #include <vector>
 
 namespace hmplace {
+
+/// An edit of a file's text.
+struct IncludeEdit {
+  unsigned Offset, Length;
+  std::string Text;
+};
+/// Where `#include <hmplace.h>` goes in \p Text, whose first edit is at
+/// \p FirstEdit (Includes.cpp has the rules).
+IncludeEdit runtimeIncludeEdit(llvm::StringRef Text, const FileLayout &Layout,
+                               unsigned FirstEdit);
+
+/// The edit that takes out an `#include <hmplace.h>` an earlier run added
+/// to \p Text (with its `#line`, or giving back the blank line it took),
+/// if the layout has one written that way.
+std::optional<IncludeEdit> runtimeIncludeRemoval(llvm::StringRef Text,
+                                                 const FileLayout &Layout);
 
 class RewriteSession {
 public:
@@ -77,6 +94,11 @@ public:
   void setRemarks(bool B) { Remarks = B; }
   /// List every plan entry for files not given, not only their number.
   void setVerbose(bool B) { Verbose = B; }
+  /// Also send every free and unplanned realloc to the runtime's
+  /// dispatching calls (hmplace_free, hmplace_realloc). Off by default: the
+  /// replaced free/realloc of libhmplace.so already take any pointer, and
+  /// HmPlace.so leaves frees alone too.
+  void setDispatchFrees(bool B) { DispatchFrees = B; }
 
   /// Factory for ClangTool::run.
   std::unique_ptr<clang::tooling::FrontendActionFactory> actionFactory();
@@ -94,16 +116,15 @@ public:
   const std::set<std::string> &failedFiles() const { return Failed; }
   /// Every allocation call found, in file order (for --list-sites).
   std::vector<const CallRecord *> allocationSites() const;
-  /// Number of calls placed / dispatched, for the summary line.
-  unsigned placedCount() const { return NumPlaced; }
-  unsigned dispatchCount() const { return NumDispatch; }
-  unsigned notedCount() const { return NumNoted; }
-  /// Planned sites an earlier run placed (a rerun's no-op).
-  unsigned alreadyPlacedCount() const { return NumAlreadyPlaced; }
-  /// Placed sites whose kind the plan changed since (their argument edited).
-  unsigned rekindedCount() const { return NumRekinded; }
+  /// The run's one summary line (without the "hmrewrite: " prefix): what
+  /// was placed, noted and changed, and the plan entries not applied.
+  std::string summary() const;
   /// Allocation calls in inactive preprocessor branches of edited files.
   unsigned skippedCount() const;
+  /// The files each main file's TU read (absolute), by main file.
+  const std::map<std::string, MainFileInfo, std::less<>> &mainFiles() const {
+    return MainFiles;
+  }
   /// Whether \p File was parsed (successfully or not).
   bool parsed(llvm::StringRef File) const {
     return MainFiles.count(File.str()) || Failed.count(File.str());
@@ -121,16 +142,24 @@ public:
 private:
   void addEdit(llvm::StringRef File, unsigned Offset, unsigned Length,
                llvm::StringRef Text);
-  /// \p GuardDepth: the #if depth a header's include guard adds (0 for
-  /// main files).
-  void insertInclude(const std::string &File, const MainFileInfo &Info,
-                     unsigned FirstEditOffset, int GuardDepth);
+  void dropUnusedInclude(const std::string &File, const FileLayout &Layout,
+                         const clang::tooling::Replacements &Reps);
+  /// Add `#include <hmplace.h>` to \p File (Includes.cpp).
+  void insertInclude(const std::string &File, const FileLayout &Layout,
+                     unsigned FirstEditOffset);
   void warnAt(const CallRecord &C, const llvm::Twine &Msg);
 
   bool isRewritten(llvm::StringRef File) const {
-    return MainFiles.count(File) || Headers.count(File);
+    return (MainFiles.count(File) || Headers.count(File)) &&
+           !Failed.count(File.str());
   }
-  void noteCaller(const CallRecord &C);
+  void noteCaller(const CallRecord &C,
+                  const std::vector<const PlanEntry *> &Through);
+  void placeCall(const CallRecord &C, const Placement &P,
+                 const SiteDecision &Dec);
+  /// Rerun.cpp: an earlier run's wrapper or placed call against the plan.
+  void reconcileNote(const CallRecord &C, bool Wanted);
+  void reconcilePlaced(const CallRecord &C, const SiteDecision &Dec);
 
   PlanSource *Src;
   const Plan *ThePlan;
@@ -147,6 +176,9 @@ private:
   /// into Calls.
   llvm::DenseMap<llvm::hash_code, llvm::SmallVector<size_t, 1>> SeenCalls;
   std::map<std::string, MainFileInfo, std::less<>> MainFiles;
+  /// Layouts of the files that may be edited, from the first TU that read
+  /// each.
+  std::map<std::string, FileLayout, std::less<>> Layouts;
   std::map<std::string, clang::tooling::Replacements, std::less<>> Edits;
   struct SeenEdit {
     const std::string *File;
@@ -157,10 +189,16 @@ private:
   llvm::DenseMap<llvm::hash_code, llvm::SmallVector<SeenEdit, 1>> EditSet;
   std::set<std::string> Failed;
   std::set<std::string> FilesRead;
-  std::set<std::pair<std::string, unsigned>> SkippedCalls;
+  std::map<std::pair<std::string, unsigned>, unsigned> SkippedCalls;
+  /// Skipped calls no TU saw active: (file, line), sorted.
+  std::vector<std::pair<std::string, unsigned>> unexaminedCalls() const;
+  /// Plan entries that place nothing although a call they name was found:
+  /// the call or a caller frame could not be edited, entries conflict.
+  std::set<const PlanEntry *> NotApplied;
   unsigned NumPlaced = 0, NumDispatch = 0, NumNoted = 0, NumAlreadyPlaced = 0,
-           NumRekinded = 0;
-  bool Remarks = false, Verbose = false;
+           NumRekinded = 0, NumUnplaced = 0, NumAlreadyNoted = 0,
+           NumReframed = 0, NumUnnoted = 0;
+  bool Remarks = false, Verbose = false, DispatchFrees = false;
 };
 
 } // namespace hmplace

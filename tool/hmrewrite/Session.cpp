@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Rewrite.h"
+#include "Spelling.h"
+#include "plan/Decision.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -28,14 +30,6 @@ void RewriteSession::seeFile(StringRef Name) {
   // entries come (during parsing it only answers which lines hold callers).
   if (Src && Src->load(sys::path::filename(Name)))
     Matcher.emplace(*ThePlan);
-}
-
-/// Whether \p Path names a header by its extension.
-static bool isHeaderPath(StringRef Path) {
-  StringRef Ext = sys::path::extension(Path);
-  return Ext == ".h" || Ext == ".hh" || Ext == ".hpp" || Ext == ".hxx" ||
-         Ext == ".H" || Ext == ".h++" || Ext == ".inl" || Ext == ".inc" ||
-         Ext == ".tcc" || Ext == ".ipp";
 }
 
 bool RewriteSession::headerSelected(StringRef Path) const {
@@ -76,25 +70,34 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
     Calls.push_back(std::move(C));
   }
   FilesRead.insert(Info.FilesRead.begin(), Info.FilesRead.end());
-  Info.FilesRead.clear();
   SkippedCalls.insert(Info.SkippedCalls.begin(), Info.SkippedCalls.end());
   Info.SkippedCalls.clear();
+  for (auto &[Path, L] : Info.Layouts)
+    Layouts.try_emplace(Path, std::move(L));
+  Info.Layouts.clear();
   MainFiles[Info.Path] = std::move(Info);
 }
 
-unsigned RewriteSession::skippedCount() const {
+std::vector<std::pair<std::string, unsigned>>
+RewriteSession::unexaminedCalls() const {
+  std::vector<std::pair<std::string, unsigned>> Out;
   if (SkippedCalls.empty())
-    return 0;
+    return Out;
   // A call inactive in one TU may be active in another (the same file built
   // twice with different macros): only the calls no TU saw count.
   std::set<std::pair<std::string, unsigned>> Seen;
   for (const CallRecord &C : Calls)
     if (C.Fn && !C.EditFile.empty())
       Seen.insert({C.EditFile.str(), C.CalleeOffset});
-  unsigned N = 0;
-  for (const auto &P : SkippedCalls)
-    N += !Seen.count(P);
-  return N;
+  for (const auto &[P, Line] : SkippedCalls)
+    if (!Seen.count(P))
+      Out.push_back({P.first, Line});
+  llvm::sort(Out);
+  return Out;
+}
+
+unsigned RewriteSession::skippedCount() const {
+  return unexaminedCalls().size();
 }
 
 std::vector<const CallRecord *> RewriteSession::callerSites() const {
@@ -142,23 +145,72 @@ void RewriteSession::addEdit(StringRef File, unsigned Offset, unsigned Length,
   }
 }
 
-/// `"..."` for a C string literal.
-static std::string cString(StringRef S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '\n')
-      Out += "\\n";
-    else if (C == '\t')
-      Out += "\\t";
-    else if (C == '"' || C == '\\')
-      Out += std::string("\\") + C;
-    else
-      Out += C;
+/// A rerun that took out every use of the runtime from a file takes out the
+/// include an earlier run added too: the result is what a first run on the
+/// original source gives.
+void RewriteSession::dropUnusedInclude(const std::string &File,
+                                       const FileLayout &Layout,
+                                       const tooling::Replacements &Reps) {
+  auto Buf = MemoryBuffer::getFile(File);
+  if (!Buf)
+    return;
+  StringRef Old = (*Buf)->getBuffer();
+  auto New = tooling::applyAllReplacements(Old, Reps);
+  if (!New)
+    return;
+  // Any other mention (a placed call, a wrapper, the user's own use, even a
+  // comment) keeps it.
+  size_t Mentions = 0;
+  for (StringRef T = *New;;) {
+    size_t A = T.find("hmplace"), B = T.find("HMPLACE");
+    size_t At = std::min(A, B);
+    if (At == StringRef::npos)
+      break;
+    ++Mentions;
+    T = T.drop_front(At + 7);
   }
-  return Out + "\"";
+  if (Mentions != 1)
+    return;
+  if (std::optional<IncludeEdit> E = runtimeIncludeRemoval(Old, Layout))
+    addEdit(File, E->Offset, E->Length, E->Text);
 }
 
-void RewriteSession::noteCaller(const CallRecord &C) {
+/// Why a planned call at \p C cannot be edited, or null.
+static const char *whyNotEditable(const CallRecord &C) {
+  if (!C.NotPlaceable.empty())
+    return C.NotPlaceable.c_str();
+  switch (C.Edit) {
+  case CallRecord::Editable:
+    return nullptr;
+  case CallRecord::InMacroBody:
+    return "it is inside the body of a macro, which every use of the macro "
+           "shares";
+  case CallRecord::InSystemHeader:
+    return "it is in a system header";
+  case CallRecord::InOtherFile:
+    return "it is in a file that is not being rewritten (only the files "
+           "named on the command line are, and headers selected with "
+           "--header-filter)";
+  }
+  return nullptr;
+}
+
+/// The plan entries behind a placement (for counting what was not applied).
+static void entriesOf(const Placement &P, std::set<const PlanEntry *> &Out) {
+  if (P.Entry)
+    Out.insert(P.Entry);
+  for (const ContextChoice &Ch : P.Choices)
+    Out.insert(Ch.Entry);
+  for (const PlanEntry *E : P.Candidates)
+    Out.insert(E);
+}
+
+void RewriteSession::noteCaller(const CallRecord &C,
+                                const std::vector<const PlanEntry *> &Through) {
+  if (Failed.count(C.EditFile.str())) { // reported: it does not compile
+    NotApplied.insert(Through.begin(), Through.end());
+    return;
+  }
   const char *Why = nullptr;
   if (!C.NoteProblem.empty())
     Why = C.NoteProblem.c_str();
@@ -168,23 +220,52 @@ void RewriteSession::noteCaller(const CallRecord &C) {
     Why = "its file is not being rewritten (name it, or select its header "
           "with --header-filter)";
   if (Why) {
-    warnAt(C, Twine("call at ") + C.Key.str() +
-                  " is a caller frame of a call-stack entry but cannot be "
-                  "noted: " +
-                  Why + "; entries through it place nothing");
+    warnAt(C, notNotedMessage(C.Key, Why));
+    NotApplied.insert(Through.begin(), Through.end());
     return;
   }
-  uint64_t Id = contextFrameId(C.Key.File, C.Key.Line, C.Key.Column);
-  addEdit(C.EditFile, C.NoteBegin, 0,
-          "__extension__({ __attribute__((cleanup(hmplace_ctx_cleanup))) "
-          "uint32_t hm_ctx_ "
-          "= hmplace_ctx_push(0x" +
-              utohexstr(Id, /*LowerCase=*/true) + "); ");
-  addEdit(C.EditFile, C.NoteEnd, 0, "; })");
+  addEdit(C.EditFile, C.NoteBegin, 0, wrapperPrefix(C.Form, C.Key));
+  addEdit(C.EditFile, C.NoteEnd, 0, ")");
   ++NumNoted;
   if (Remarks)
-    D.report(C.Key.str(), Severity::Remark,
-             "call at " + C.Key.str() + " notes itself for call-stack entries");
+    D.report(C.Key.str(), Severity::Remark, notedRemark(C.Key));
+}
+
+void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
+                               const SiteDecision &Dec) {
+  if (Failed.count(C.EditFile.str())) { // reported: it does not compile
+    entriesOf(P, NotApplied);
+    return;
+  }
+  const char *Why = whyNotEditable(C);
+  if (!Why && !isRewritten(C.EditFile))
+    Why = "its file is not being rewritten";
+  if (Why) {
+    warnAt(C, Twine("planned ") + C.Fn->Name + " (" +
+                  (Dec.Act == SiteDecision::PlaceByCallers
+                       ? "by its callers"
+                       : allKinds()[Dec.RuntimeKind].Name) +
+                  ") not rewritten: " + Why +
+                  (C.Macro.empty() ? "" : " ('" + C.Macro + "')") +
+                  (C.NotPlaceable.empty()
+                       ? "; place it with HmPlace.so or edit the code"
+                       : ""));
+    entriesOf(P, NotApplied);
+    return;
+  }
+  std::string KindText = Dec.Act == SiteDecision::PlaceByCallers
+                             ? byCallersArgument(Dec.Table)
+                             : kindArgument(Dec.RuntimeKind);
+  if (C.IsNew) {
+    addEdit(C.EditFile, C.NewOffset, 0,
+            C.NewInParens ? KindText + ", " : " (" + KindText + ")");
+  } else {
+    addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Placed);
+    addEdit(C.EditFile, C.ArgOffset, 0, KindText + ", ");
+  }
+  ++NumPlaced;
+  if (Remarks)
+    D.report(C.Key.str(), Severity::Remark, Dec.Remark);
 }
 
 bool RewriteSession::finish() {
@@ -211,100 +292,41 @@ bool RewriteSession::finish() {
   for (size_t I = 0; I < Calls.size(); ++I) {
     const CallRecord &C = Calls[I];
     if (!C.Fn) {
+      if (!Matcher)
+        continue;
       CallContext Ctx;
       Ctx.Frames.push_back(C.Key);
       Ctx.CompileDir = C.CompileDir;
-      if (Matcher && Matcher->isNoted(Ctx) && !C.AlreadyNoted)
-        noteCaller(C);
+      std::vector<const PlanEntry *> Through;
+      bool Wanted = Matcher->isNoted(Ctx, &Through);
+      if (C.AlreadyNoted)
+        reconcileNote(C, Wanted);
+      else if (Wanted)
+        noteCaller(C, Through);
       continue;
     }
-    const Placement *P = CallIndex[I] >= 0 ? &Decisions[CallIndex[I]] : nullptr;
-    bool Contextual = P && P->State == Placement::Contextual;
-    bool Wanted = P && (P->State == Placement::Placed || Contextual) &&
-                  (Contextual || !P->Entry->To.isHeap());
-    bool Placed = Wanted && !C.AlreadyPlaced;
-    if (P && P->State == Placement::Conflict)
-      warnAt(C, "not placed: " + P->Reason);
-    if (Placed) {
-      const KindInfo &K =
-          Contextual ? *P->Choices.front().Entry->To.Kind : *P->Entry->To.Kind;
-      const char *Why = nullptr;
-      switch (C.Edit) {
-      case CallRecord::Editable:
-        break;
-      case CallRecord::InMacroBody:
-        Why = "it is inside the body of a macro, which every use of the "
-              "macro shares";
-        break;
-      case CallRecord::InSystemHeader:
-        Why = "it is in a system header";
-        break;
-      case CallRecord::InOtherFile:
-        Why = "it is in a file that is not being rewritten (only the files "
-              "named on the command line are, and headers selected with "
-              "--header-filter)";
-        break;
-      }
-      if (!Why && !isRewritten(C.EditFile))
-        Why = "its file is not being rewritten";
-      if (!C.NotPlaceable.empty())
-        Why = C.NotPlaceable.c_str();
-      if (Why) {
-        warnAt(C, Twine("planned ") + C.Fn->Name + " (" +
-                      (Contextual ? "by caller" : K.Name) +
-                      ") not rewritten: " + Why +
-                      (C.Macro.empty() ? "" : " ('" + C.Macro + "')") +
-                      (C.NotPlaceable.empty()
-                           ? "; place it with HmPlace.so or edit the code"
-                           : ""));
-        continue;
-      }
-      // The kind: a constant, or the runtime's answer for the current
-      // caller chain.
-      std::string KindText =
-          Contextual ? "(enum hmplace_kind)hmplace_ctx_kind(" +
-                           cString(encodeContextSite(C.Key, P->Choices,
-                                                     P->fallbackKind())) +
-                           ")"
-                     : runtimeKindConstant(K);
-      if (C.IsNew) {
-        addEdit(C.EditFile, C.NewOffset, 0,
-                C.NewInParens ? KindText + ", " : " (" + KindText + ")");
-      } else {
-        addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Placed);
-        addEdit(C.EditFile, C.ArgOffset, 0, KindText + ", ");
-      }
-      ++NumPlaced;
-      if (Remarks)
-        D.report(C.Key.str(), Severity::Remark,
-                 Twine("placed ") + C.Fn->Name + " at " + C.Key.str() +
-                     (Contextual
-                          ? " by its callers (" + P->contextSummary() + ")"
-                          : std::string(" in ") + K.Name + " (plan entry '" +
-                                P->Entry->key() + "')"));
+    static const Placement Unplanned;
+    const Placement &P =
+        CallIndex[I] >= 0 ? Decisions[CallIndex[I]] : Unplanned;
+    SiteDecision Dec = decideSite(P, C.Key, C.Fn->Name);
+    if (Dec.Act == SiteDecision::NotPlaced) {
+      warnAt(C, Dec.Remark);
+      entriesOf(P, NotApplied);
+    } else if (Dec.Act == SiteDecision::KeepOnHeap && Remarks) {
+      D.report(C.Key.str(), Severity::Remark, Dec.Remark);
+    }
+    if (C.AlreadyPlaced) {
+      reconcilePlaced(C, Dec);
       continue;
     }
-    if (Wanted && C.AlreadyPlaced) {
-      // The plan may have moved the site to another kind since: the kind
-      // argument follows it, so a rerun brings the sources to the plan.
-      std::string Want =
-          Contextual ? std::string() : runtimeKindConstant(*P->Entry->To.Kind);
-      if (!Want.empty() && !C.KindArgText.empty() && C.KindArgText != Want &&
-          StringRef(C.KindArgText).starts_with("HMPLACE_") &&
-          isRewritten(C.EditFile)) {
-        addEdit(C.EditFile, C.KindArgOffset, C.KindArgText.size(), Want);
-        ++NumRekinded;
-      } else {
-        ++NumAlreadyPlaced;
-      }
-    } else if (C.AlreadyPlaced && !C.KindArgText.empty() && !Wanted &&
-               Matcher && isRewritten(C.EditFile)) {
-      warnAt(C, "placed in the source (" + C.KindArgText +
-                    ") but no plan entry names this call; left as it is");
+    if (Dec.places()) {
+      placeCall(C, P, Dec);
+      continue;
     }
-    // Everything else that frees must dispatch: free, and realloc that is
-    // not placed (it keeps the block wherever it lives).
-    if (C.Fn->Dispatch && !C.AlreadyPlaced &&
+    // free, and realloc that is not placed (it keeps the block wherever it
+    // lives), dispatch only when asked: libhmplace.so makes them safe for
+    // any pointer, as HmPlace.so's programs rely on.
+    if (DispatchFrees && C.Fn->Dispatch && !C.Dispatching &&
         (C.Edit == CallRecord::Editable || C.Edit == CallRecord::InMacroBody) &&
         !C.EditFile.empty() && isRewritten(C.EditFile)) {
       addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Dispatch);
@@ -317,43 +339,85 @@ bool RewriteSession::finish() {
     Cov.Failed.assign(Failed.begin(), Failed.end());
     Cov.ListUnexamined = Verbose;
     Cov.NotLoaded = Src ? Src->unloaded() : 0;
-    Matcher->reportUsage(D, &Cov);
-    Matcher->reportUnnoted(D);
+    Cov.Inactive = unexaminedCalls();
+    for (const PlanEntry *E : Matcher->reportUsage(D, &Cov))
+      NotApplied.insert(E);
+    for (const PlanEntry *E : Matcher->reportUnnoted(D))
+      NotApplied.insert(E);
   }
+  if (Verbose)
+    for (const auto &[File, Line] : unexaminedCalls())
+      D.report(File + ":" + std::to_string(Line), Severity::Note,
+               "allocation call in an inactive preprocessor branch: not "
+               "examined (build with the macros that activate it and "
+               "rewrite again)");
 
+  // A file that failed with one of its commands is not rewritten at all,
+  // whatever another command of it made of it.
+  for (const std::string &F : Failed)
+    Edits.erase(F);
   for (auto &[File, Reps] : Edits) {
-    if (Reps.empty())
+    auto L = Layouts.find(File);
+    if (Reps.empty() || L == Layouts.end())
       continue;
-    // A header named on the command line is a main file to clang, but its
-    // include goes where it goes in a header selected by --header-filter, so
-    // that both ways give the same text.
-    auto It = MainFiles.find(File);
-    if (It != MainFiles.end() && !isHeaderPath(File)) {
-      if (!It->second.IncludesRuntime)
-        insertInclude(File, It->second, Reps.begin()->getOffset(), 0);
-      continue;
-    }
-    if (!Headers.count(File) && It == MainFiles.end())
-      continue;
-    // A header: its includes sit inside the include guard (depth 1).
-    auto Buf = MemoryBuffer::getFile(File);
-    if (!Buf)
-      continue;
-    MainFileInfo Info;
-    Info.Path = File;
-    SmallVector<StringRef, 64> Lines;
-    (*Buf)->getBuffer().split(Lines, '\n');
-    for (size_t L = 0; L < Lines.size(); ++L) {
-      StringRef T = Lines[L].ltrim();
-      if (!T.consume_front("#") || !T.ltrim().starts_with("include"))
-        continue;
-      Info.LastIncludeLine = L + 1;
-      Info.IncludesRuntime |= T.contains("hmplace.h");
-    }
-    if (!Info.IncludesRuntime)
-      insertInclude(File, Info, Reps.begin()->getOffset(), 1);
+    if (!L->second.IncludesRuntime)
+      insertInclude(File, L->second, Reps.begin()->getOffset());
+    else
+      dropUnusedInclude(File, L->second, Reps);
   }
   return D.errors() == ErrorsBefore;
+}
+
+static std::string count(unsigned N, StringRef One, StringRef Many) {
+  return std::to_string(N) + " " + (N == 1 ? One : Many).str();
+}
+
+std::string RewriteSession::summary() const {
+  std::string Out;
+  unsigned Changes = NumPlaced + NumNoted + NumRekinded + NumUnplaced +
+                     NumReframed + NumUnnoted + NumDispatch;
+  if (Changes == 0 && (NumAlreadyPlaced || NumAlreadyNoted)) {
+    Out = NumAlreadyPlaced == 1 ? "the planned site is"
+                                : "the " + std::to_string(NumAlreadyPlaced) +
+                                      " planned sites are";
+    Out += " already placed";
+    if (NumAlreadyNoted)
+      Out += " (" + count(NumAlreadyNoted, "caller frame", "caller frames") +
+             " noted)";
+    Out += "; nothing to change";
+  } else {
+    Out = count(NumPlaced, "site", "sites") + " placed (" +
+          std::to_string(NumAlreadyPlaced) + " already";
+    if (NumRekinded)
+      Out += ", " + std::to_string(NumRekinded) +
+             " moved to the kind the plan now gives";
+    if (NumUnplaced)
+      Out += ", " + std::to_string(NumUnplaced) +
+             " no longer placed: back to the plain call";
+    Out += "), " + count(NumNoted, "caller frame", "caller frames") + " noted";
+    if (NumReframed || NumUnnoted) {
+      Out += " (";
+      if (NumReframed)
+        Out += std::to_string(NumReframed) + " moved";
+      if (NumReframed && NumUnnoted)
+        Out += ", ";
+      if (NumUnnoted)
+        Out += std::to_string(NumUnnoted) + " no longer noted";
+      Out += ")";
+    }
+    if (DispatchFrees)
+      Out += ", " +
+             count(NumDispatch, "free/realloc call", "free/realloc calls") +
+             " dispatched";
+    Out += ", " + count(Edits.size(), "file", "files") + " changed";
+  }
+  if (!NotApplied.empty())
+    Out += "; " + count(NotApplied.size(), "plan entry", "plan entries") +
+           " not applied (see the warnings)";
+  if (unsigned N = skippedCount())
+    Out += "; " + count(N, "allocation call", "allocation calls") +
+           " in inactive preprocessor branches not examined (-v names them)";
+  return Out;
 }
 
 } // namespace hmplace

@@ -12,6 +12,7 @@
 #include "BuildCommands.h"
 #include "Output.h"
 #include "Rewrite.h"
+#include "Verify.h"
 
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
@@ -66,6 +67,18 @@ static cl::opt<std::string> HeaderFilter(
     cl::desc("Also rewrite headers whose path matches this regex (as "
              "clang-tidy's option): planned sites, caller frames, frees"),
     cl::value_desc("regex"), cl::cat(Cat));
+static cl::opt<bool> NoVerify(
+    "no-verify",
+    cl::desc("With -i or --export-fixes: do not parse the rewritten files "
+             "again before writing them (by default a file whose new text "
+             "does not compile is an error and is left as it was)"),
+    cl::cat(Cat));
+static cl::opt<bool> DispatchFrees(
+    "dispatch-frees",
+    cl::desc("Also send every free and unplanned realloc to hmplace_free / "
+             "hmplace_realloc (not needed with libhmplace.so, which makes "
+             "free and realloc safe for any pointer)"),
+    cl::cat(Cat));
 static cl::opt<bool> Verbose("v",
                              cl::desc("Print a line per file as it is parsed, "
                                       "and every plan entry for files not "
@@ -74,8 +87,9 @@ static cl::opt<bool> Verbose("v",
 static cl::extrahelp More(R"(
 Every planned malloc/calloc/realloc/aligned_alloc/posix_memalign/memalign/
 valloc/strdup/strndup becomes the runtime's placed call (hmplace_malloc(
-HMPLACE_HBW, n), ...); every free and unplanned realloc becomes
-hmplace_free/hmplace_realloc. Link the result with -lhmplace.
+HMPLACE_HBW, n), ...), and caller frames of call-stack entries are wrapped
+in hmplace.h's HMPLACE_CALLER forms. Link the result with -lhmplace, whose
+free and realloc take any pointer.
 )");
 
 /// The files to parse, absolute, each once however often it was named: two
@@ -146,43 +160,57 @@ int main(int argc, const char **argv) {
       return 1;
     }
 
+  // Files are written only once their new text has compiled.
+  const bool Checked = (InPlace || !ExportFixes.empty()) && !NoVerify;
   RewriteSession S(ThePlan.get(), D);
   S.setRemarks(Remarks);
   S.setHeaderFilter(HeaderFilter);
   S.setRecordAllCalls(ListSites && ListDepth > 1);
   S.setVerbose(Verbose);
+  S.setDispatchFrees(DispatchFrees);
   BuildCommands Commands(Opts->getCompilations(), D);
-  // One ClangTool per file: each gets a FileManager of its own, whose cache
-  // of paths relative to one command's directory cannot answer for another's.
   std::vector<std::string> Sources =
       uniqueSourcePaths(Opts->getSourcePathList());
   std::set<std::string> NoCommand;
   const std::string RuntimeInclude = runtimeIncludeDir(argv[0]);
+  // One ClangTool per file: each gets a FileManager of its own, whose cache
+  // of paths relative to one command's directory cannot answer for another's.
+  ToolMaker MakeTool = [&](const std::string &File) {
+    auto Tool = std::make_unique<tooling::ClangTool>(
+        Commands, std::vector<std::string>{File});
+    Tool->setPrintErrorMessage(false);
+    // Rewritten sources include <hmplace.h>; the project's compile commands
+    // need not know where it is for hmrewrite to parse them again.
+    Tool->appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+        ("-idirafter" + RuntimeInclude).c_str(),
+        tooling::ArgumentInsertPosition::END));
+    return Tool;
+  };
   for (size_t I = 0; I < Sources.size(); ++I) {
     if (Verbose)
       errs() << "[" << I + 1 << "/" << Sources.size() << "] " << Sources[I]
              << "\n";
     if (Commands.getCompileCommands(Sources[I]).empty()) {
       D.report(Sources[I], Severity::Error,
-               "no compile command for this file in the compile database; "
-               "not rewritten");
+               Commands.onlyFrontendCommands(Sources[I])
+                   ? "the compile database has only clang -cc1 commands for "
+                     "this file (recorded below the compiler driver); record "
+                     "the build so that it holds the driver's command; not "
+                     "rewritten"
+                   : "no compile command for this file in the compile "
+                     "database; not rewritten");
       S.markFailed(Sources[I]);
       NoCommand.insert(Sources[I]);
       continue;
     }
-    tooling::ClangTool Tool(Commands, {Sources[I]});
-    Tool.setPrintErrorMessage(false);
-    // Rewritten sources include <hmplace.h>; the project's compile commands
-    // need not know where it is for hmrewrite to parse them again.
-    Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
-        ("-idirafter" + RuntimeInclude).c_str(),
-        tooling::ArgumentInsertPosition::END));
+    std::unique_ptr<tooling::ClangTool> Tool = MakeTool(Sources[I]);
     // The last file's AST is not freed, as the compiler itself does not
-    // free it (-disable-free): the process ends right after.
-    if (I + 1 == Sources.size())
-      Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+    // free it (-disable-free): the process ends right after (unless the
+    // rewrite is checked by parsing again).
+    if (I + 1 == Sources.size() && !Checked)
+      Tool->appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
           {"-Xclang", "-disable-free"}, tooling::ArgumentInsertPosition::END));
-    if (Tool.run(S.actionFactory().get()) != 0 && !S.parsed(Sources[I]))
+    if (Tool->run(S.actionFactory().get()) != 0 && !S.parsed(Sources[I]))
       S.markFailed(Sources[I]);
   }
   for (const std::string &F : S.failedFiles())
@@ -198,32 +226,15 @@ int main(int argc, const char **argv) {
   // nothing is written at all.
   bool OK = S.finish();
   bool Written = false;
-  if (OK)
-    Written = InPlace                ? writeInPlace(S, D)
-              : !ExportFixes.empty() ? exportFixes(S, ExportFixes, D)
+  if (OK) {
+    std::set<std::string> Broken;
+    if (Checked)
+      Broken = verifyRewrite(S, newContents(S, D), MakeTool, D);
+    Written = InPlace                ? writeInPlace(S, D, Broken)
+              : !ExportFixes.empty() ? exportFixes(S, ExportFixes, D, Broken)
                                      : printDiff(S, outs(), D);
-  if (unsigned N = S.skippedCount())
-    D.report(Severity::Warning,
-             Twine(N) + " allocation call" + (N == 1 ? " " : "s ") +
-                 "in inactive preprocessor branches " +
-                 (N == 1 ? "was" : "were") +
-                 " not examined (build with the macros that activate them "
-                 "and rewrite again)");
-  if (S.edits().empty() && S.alreadyPlacedCount() && OK)
-    errs() << "hmrewrite: "
-           << (S.alreadyPlacedCount() == 1
-                   ? std::string("the planned site is")
-                   : "the " + std::to_string(S.alreadyPlacedCount()) +
-                         " planned sites are")
-           << " already placed; nothing to change\n";
-  else
-    errs() << "hmrewrite: " << S.placedCount() << " sites placed ("
-           << S.alreadyPlacedCount() << " already"
-           << (S.rekindedCount() ? ", " + std::to_string(S.rekindedCount()) +
-                                       " moved to the kind the plan now gives"
-                                 : std::string())
-           << "), " << S.notedCount() << " caller frames noted, "
-           << S.dispatchCount() << " free/realloc calls dispatched, "
-           << S.edits().size() << " files changed\n";
+    Written &= Broken.empty();
+  }
+  errs() << "hmrewrite: " << S.summary() << "\n";
   return (OK && Written && S.failedFiles().empty() && D.errors() == 0) ? 0 : 1;
 }

@@ -138,10 +138,10 @@ static constexpr size_t MaxInlineChoices = 8;
 // site's constants: entry i matches if depth >= its frame count, depth <=
 // CAP, and each frame equals the id below the top (ignoring the column when
 // the plan gives none). The first match wins; a select chain picks its kind.
-Value *SiteDescriptors::kindFor(const SourcePos &Where,
+Value *SiteDescriptors::kindFor(const std::string &Table,
                                 const std::vector<ContextChoice> &Choices,
                                 int Fallback, Instruction *Before) {
-  GlobalVariable *G = descriptor(encodeContextSite(Where, Choices, Fallback));
+  GlobalVariable *G = descriptor(Table);
   IRBuilder<> B(Before);
   B.SetCurrentDebugLocation(Before->getDebugLoc());
   Type *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty();

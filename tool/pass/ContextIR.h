@@ -38,7 +38,9 @@ public:
   /// shadow stack for sites with few entries (compares with constants, and
   /// a call to the runtime only while a report is on), else
   /// `hmplace_ctx_kind(desc)`.
-  llvm::Value *kindFor(const SourcePos &Where,
+  /// \p Table is the site's table text (contextTableText), which the
+  /// runtime parses; \p Choices and \p Fallback are what it says.
+  llvm::Value *kindFor(const std::string &Table,
                        const std::vector<ContextChoice> &Choices, int Fallback,
                        llvm::Instruction *Before);
   /// Emit the registration constructor (once, after all sites).

@@ -1,12 +1,13 @@
 //===- Context.cpp - call-stack entries applied through a shadow stack ----===//
 //
-// The id layout must stay in step with HMPLACE_CTX_ID in hmplace.h and with
-// ctx_frame_matches in runtime/context.c: basename hash (FNV-1a, 32 bits) in
-// the high half, then 20 bits of line and 12 bits of column (clamped), column
-// 0 meaning "any".
+// The id layout is hmplace.h's HMPLACE_FRAME (which rewritten sources use)
+// and runtime/context.c's frame_id (which reads tables): the file name's
+// hash in the high half, then 20 bits of line and 12 bits of column
+// (clamped), column 0 meaning "any".
 //
 //===----------------------------------------------------------------------===//
 #include "plan/Context.h"
+#include "plan/AllocFns.h"
 #include "plan/Plan.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -17,15 +18,23 @@ using namespace llvm;
 
 namespace hmplace {
 
-uint64_t contextFrameId(StringRef Path, unsigned Line, unsigned Column) {
+uint32_t contextNameHash(StringRef Path) {
+  // A sum of one term per character, so that hmplace.h can spell it as a
+  // flat constant expression (a sequential hash nests past compilers'
+  // bracket limits): c_i * P^(i+1) plus the length, mod 2^32.
   StringRef Base = sys::path::filename(Path);
-  uint32_t H = 2166136261u;
+  uint32_t H = 0, Pow = 1;
   for (char C : Base) {
-    H ^= uint8_t(toLower(C));
-    H *= 16777619u;
+    Pow *= 16777619u;
+    H += uint32_t(uint8_t(toLower(C))) * Pow;
   }
+  return H + uint32_t(Base.size());
+}
+
+uint64_t contextFrameId(StringRef Path, unsigned Line, unsigned Column) {
   uint64_t Col = Column > 0xFFF ? 0xFFF : Column;
-  return uint64_t(H) << 32 | uint64_t(Line & 0xFFFFF) << 12 | Col;
+  return uint64_t(contextNameHash(Path)) << 32 |
+         uint64_t(Line & 0xFFFFF) << 12 | Col;
 }
 
 bool isStdLibraryFile(StringRef Path) {
@@ -112,28 +121,41 @@ EntryShape shapeOf(const PlanEntry &E) {
   return S;
 }
 
-/// Fields are separated by tabs and records by newlines; neither may occur
-/// in what is written (keys come from plan frames, which have none).
-static void field(std::string &Out, StringRef S) {
-  for (char C : S)
-    Out += (C == '\t' || C == '\n') ? ' ' : C;
+/// \p S as a C string literal.
+static std::string quoted(StringRef S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    Out += C;
+  }
+  return Out + "\"";
 }
 
-std::string encodeContextSite(const SourcePos &Where,
-                              const std::vector<ContextChoice> &Choices,
-                              int Fallback) {
-  std::string Out = "HM1\t";
-  field(Out, Where.str());
-  Out += "\t" + std::to_string(Fallback) + "\n";
+std::string contextFrameText(StringRef Path, unsigned Line, unsigned Column) {
+  std::string T = sys::path::filename(Path).str() + ":" + std::to_string(Line);
+  if (Column)
+    T += ":" + std::to_string(Column);
+  return T;
+}
+
+std::string kindConstant(int RuntimeKind) {
+  return RuntimeKind < 0 ? "HMPLACE_HEAP"
+                         : runtimeKindConstant(allKinds()[RuntimeKind]);
+}
+
+std::string contextTableText(const SourcePos &Where,
+                             const std::vector<ContextChoice> &Choices,
+                             int Fallback) {
+  std::string Out =
+      quoted(contextFrameText(Where.File, Where.Line, Where.Column)) + ", ";
   for (const ContextChoice &C : Choices) {
-    Out += std::to_string(C.Kind) + "\t";
-    for (size_t I = 0; I < C.Callers.size(); ++I)
-      Out += (I ? "," : "") + utohexstr(C.Callers[I], /*LowerCase=*/true);
-    Out += "\t";
-    field(Out, C.Entry->key());
-    Out += "\n";
+    Out += "(" + kindConstant(C.Kind);
+    for (const std::string &F : C.CallerText)
+      Out += ", " + quoted(F);
+    Out += "), ";
   }
-  return Out;
+  return Out + kindConstant(Fallback);
 }
 
 } // namespace hmplace

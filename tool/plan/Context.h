@@ -27,10 +27,13 @@
 /// entry names are invisible. Recursion, nested wrappers and threads need no
 /// special case (the stack is per thread and strictly nested).
 ///
-/// The frame id of a place is its lowercased file basename, line and column
-/// packed in 64 bits (hmplace.h's HMPLACE_CTX_ID); a plan frame without a
-/// column matches any column. Directories are checked where the id is pushed:
-/// only calls that match a plan frame by the path rules are noted.
+/// The frame id of a place is a hash of its lowercased file name, its line
+/// and column packed in 64 bits (hmplace.h's HMPLACE_FRAME); a plan frame
+/// without a column matches any column. Only file names count, so that the
+/// same text works in every checkout: directories are checked where the id is
+/// pushed (only calls that match a plan frame by the path rules are noted).
+/// Directories are checked where the id is pushed: only calls that match a plan
+/// frame by the path rules are noted.
 ///
 /// Standard containers: frames inside the C++ standard library's headers
 /// (std::allocator, vector, alloc_traits, ...) are not user code and are
@@ -56,9 +59,17 @@ namespace hmplace {
 struct PlanEntry;
 
 /// The run-time id of a place: what a noted call pushes, and (with column 0
-/// for "any column") what a context site compares. Only the basename of
+/// for "any column") what a context site compares. Only the file name of
 /// \p Path counts, case-insensitively.
 uint64_t contextFrameId(llvm::StringRef Path, unsigned Line, unsigned Column);
+/// The high half of a frame id: hmplace.h's HMPLACE_NAME_HASH_.
+uint32_t contextNameHash(llvm::StringRef Path);
+/// A frame as tables and reports write it: `main.c:19` or `main.c:19:15`
+/// (file name only, column if not 0).
+std::string contextFrameText(llvm::StringRef Path, unsigned Line,
+                             unsigned Column);
+/// The runtime's constant for a kind index: HMPLACE_HBW, HMPLACE_HEAP (-1).
+std::string kindConstant(int RuntimeKind);
 
 /// Whether \p Path is a header of the C++ standard library (libstdc++'s
 /// `.../include/c++/N/...`, libc++'s `.../include/c++/v1/...`).
@@ -96,17 +107,21 @@ EntryShape shapeOf(const PlanEntry &E);
 /// One candidate entry of a context site, as the runtime checks it.
 struct ContextChoice {
   const PlanEntry *Entry = nullptr;
-  std::vector<uint64_t> Callers; ///< frame ids, innermost first
-  int Kind = -1;                 ///< runtime kind index, -1 ordinary heap
+  std::vector<uint64_t> Callers;       ///< frame ids, innermost first
+  std::vector<std::string> CallerText; ///< the same as contextFrameText
+  int Kind = -1;                       ///< runtime kind index, -1 the heap
 };
 
-/// The descriptor string of a context site, read by the runtime
-/// (hmplace_ctx_kind). \p Choices must be ordered best first; \p Fallback is
-/// the runtime kind when none matches (-1: the ordinary heap). The format is
-/// private to HmPlace and versioned.
-std::string encodeContextSite(const SourcePos &Where,
-                              const std::vector<ContextChoice> &Choices,
-                              int Fallback);
+/// The table of a context site: the text of HMPLACE_BY_CALLERS's arguments
+/// (hmplace.h), which hmrewrite writes in the source and HmPlace.so passes
+/// as a string to the runtime, which parses it:
+///   "mem.h:9:13", (HMPLACE_HBW, "main.c:19"), HMPLACE_HEAP
+/// \p Choices must be ordered best first; \p Fallback is the runtime kind
+/// when none matches (-1: the ordinary heap). No path but file names, so the
+/// text is the same in every checkout.
+std::string contextTableText(const SourcePos &Where,
+                             const std::vector<ContextChoice> &Choices,
+                             int Fallback);
 
 } // namespace hmplace
 

@@ -189,6 +189,9 @@ struct Coverage {
   bool ListUnexamined = false;
   /// Entries a PlanSource never loaded (they name files no file read).
   unsigned NotLoaded = 0;
+  /// Allocation calls in inactive preprocessor branches: (file, line). An
+  /// entry naming one is reported as such, not as stale.
+  std::vector<std::pair<std::string, unsigned>> Inactive;
 };
 
 class SiteMatcher {
@@ -205,19 +208,22 @@ public:
   /// warnings into errors.
   /// With \p C, an entry that matched nothing and names a file that failed
   /// or that no parsed file read is reported as not examined, not as stale.
-  void reportUsage(DiagEngine &D, const Coverage *C = nullptr) const;
+  /// Returns the entries warned about that place nothing.
+  std::vector<const PlanEntry *>
+  reportUsage(DiagEngine &D, const Coverage *C = nullptr) const;
   /// Warn about stack entries whose innermost frame matched a call but one of
   /// whose caller frames matched no noted call: they can never apply. Only
   /// for front ends that see the whole program (hmrewrite); after isNoted()
   /// was asked for every call.
-  void reportUnnoted(DiagEngine &D) const;
+  std::vector<const PlanEntry *> reportUnnoted(DiagEngine &D) const;
   /// Entries that matched no call (for remarks and summaries).
   std::vector<const PlanEntry *> unmatched() const;
 
   /// Whether the call \p C is a caller frame of some stack entry, so that it
   /// must note itself on the shadow stack (Context.h). Only the call's own
   /// frame is compared. Records the use for reportUsage().
-  bool isNoted(const CallContext &C);
+  bool isNoted(const CallContext &C,
+               std::vector<const PlanEntry *> *Through = nullptr);
   /// Whether an entry's innermost frame is on \p Line: a call on any other
   /// line (and not the standard allocator's) is decided without the matcher,
   /// which a front end with thousands of calls per file may skip.

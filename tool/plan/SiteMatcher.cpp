@@ -135,9 +135,11 @@ static ContextChoice choiceFor(const PlanEntry &E, unsigned From,
   ContextChoice Ch;
   Ch.Entry = &E;
   Ch.Kind = runtimeKindIndex(*E.To.Kind);
-  for (unsigned I = From; I < End; ++I)
-    Ch.Callers.push_back(
-        contextFrameId(E.Frames[I].File, E.Frames[I].Line, E.Frames[I].Column));
+  for (unsigned I = From; I < End; ++I) {
+    const Frame &F = E.Frames[I];
+    Ch.Callers.push_back(contextFrameId(F.File, F.Line, F.Column));
+    Ch.CallerText.push_back(contextFrameText(F.File, F.Line, F.Column));
+  }
   return Ch;
 }
 
@@ -153,7 +155,8 @@ std::string Placement::contextSummary() const {
          (Entry ? Entry->To.Kind->Name : "the ordinary heap");
 }
 
-bool SiteMatcher::isNoted(const CallContext &C) {
+bool SiteMatcher::isNoted(const CallContext &C,
+                          std::vector<const PlanEntry *> *Through) {
   const SourcePos &Call = C.Frames.front();
   bool Noted = false;
   auto [B, E] = OuterByLine.equal_range(Call.Line);
@@ -163,6 +166,8 @@ bool SiteMatcher::isNoted(const CallContext &C) {
       continue;
     NotedFrames.insert(It->second);
     Noted = true;
+    if (Through)
+      Through->push_back(Ent);
   }
   return Noted;
 }
@@ -286,7 +291,8 @@ std::vector<const PlanEntry *> SiteMatcher::unmatched() const {
   return Out;
 }
 
-void SiteMatcher::reportUnnoted(DiagEngine &D) const {
+std::vector<const PlanEntry *> SiteMatcher::reportUnnoted(DiagEngine &D) const {
+  std::vector<const PlanEntry *> Out;
   for (const PlanEntry &E : P.Entries) {
     if (!Used.count(&E) || !Noting.count(&E))
       continue; // reported as unmatched, or needs no caller chain
@@ -299,12 +305,16 @@ void SiteMatcher::reportUnnoted(DiagEngine &D) const {
                    E.Frames[I].str() +
                    "' matched no call in the processed files, so the entry "
                    "can never apply and places nothing");
+      Out.push_back(&E);
       break;
     }
   }
+  return Out;
 }
 
-void SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
+std::vector<const PlanEntry *>
+SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
+  std::vector<const PlanEntry *> Out;
   FileSet Read(P.IgnoreCase), Failed(P.IgnoreCase);
   if (C) {
     for (const std::string &F : C->Read)
@@ -332,6 +342,24 @@ void SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
         continue;
       }
     }
+    if (C && F.Kind == Frame::Form::Source) {
+      auto Hit = llvm::find_if(C->Inactive, [&](const auto &FL) {
+        return FL.second == F.Line &&
+               matchPath(F.File, FL.first, P.PlanDir, "", P.IgnoreCase) !=
+                   PathMatch::None;
+      });
+      if (Hit != C->Inactive.end()) {
+        D.report(E->KeyLoc, Severity::Warning,
+                 "plan entry '" + E->key() +
+                     "' names an allocation call in "
+                     "an inactive preprocessor branch (" +
+                     Hit->first + ":" + Twine(Hit->second) +
+                     "); build with the macros that activate it");
+        Out.push_back(E);
+        continue;
+      }
+    }
+    Out.push_back(E);
     if (S.How == EntryShape::Unusable)
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() + "' is not applied: " + S.Why +
@@ -375,8 +403,10 @@ void SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
                    " allocation calls on line " + Twine(FL.second) + " of " +
                    FL.first + " (columns " + join(C, ", ") +
                    "); none was placed: add a column");
+      Out.push_back(&E);
     }
   }
+  return Out;
 }
 
 } // namespace hmplace

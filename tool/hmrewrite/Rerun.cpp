@@ -1,0 +1,96 @@
+//===- Rerun.cpp - bring an earlier run's edits in line with the plan -----===//
+//
+// A rewritten tree is rewritten again whenever the plan changes, and CI
+// (hmplace-review) checks that doing so changes nothing. So what an earlier
+// run wrote is compared with what the plan says now, and edited to match:
+// a placed call's kind argument (a constant, or a context site's table), a
+// caller frame's wrapper (its frame, or the wrapper itself when no entry
+// names the call any more), and a placed call no entry names, which goes
+// back to the plain call. The result is the text a first run on the
+// original source would give.
+//
+//===----------------------------------------------------------------------===//
+#include "Rewrite.h"
+#include "Spelling.h"
+
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace hmplace {
+
+void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted) {
+  if (C.Edit != CallRecord::Editable || !isRewritten(C.EditFile))
+    return;
+  if (Wanted) {
+    // The call moved (lines added above it): the frame follows it.
+    if (C.FrameFile == sys::path::filename(C.Key.File) &&
+        C.FrameLine == C.Key.Line && C.FrameColumn == C.Key.Column) {
+      ++NumAlreadyNoted;
+      return;
+    }
+    addEdit(C.EditFile, C.FrameBegin, C.FrameEnd - C.FrameBegin,
+            frameText(C.Key));
+    ++NumReframed;
+    return;
+  }
+  addEdit(C.EditFile, C.WrapBegin, C.InnerBegin - C.WrapBegin, "");
+  addEdit(C.EditFile, C.InnerEnd, C.WrapEnd - C.InnerEnd, "");
+  ++NumUnnoted;
+  if (Remarks)
+    D.report(C.Key.str(), Severity::Remark,
+             "call at " + C.Key.str() +
+                 " is no longer a caller frame of any entry: unwrapped");
+}
+
+/// Whether \p Text is a kind argument hmrewrite writes (and may change).
+static bool isOurKindArgument(StringRef Text) {
+  return Text.starts_with("HMPLACE_");
+}
+
+void RewriteSession::reconcilePlaced(const CallRecord &C,
+                                     const SiteDecision &Dec) {
+  bool Ours = isOurKindArgument(C.KindArgText);
+  bool Editable = C.Edit == CallRecord::Editable && isRewritten(C.EditFile);
+  if (Dec.places()) {
+    std::string Want = Dec.Act == SiteDecision::PlaceByCallers
+                           ? byCallersArgument(Dec.Table)
+                           : kindArgument(Dec.RuntimeKind);
+    if (Ours && Editable && withoutSpace(C.KindArgText) != withoutSpace(Want)) {
+      addEdit(C.EditFile, C.KindArgOffset, C.KindArgText.size(), Want);
+      ++NumRekinded;
+      if (Remarks)
+        D.report(C.Key.str(), Severity::Remark, Dec.Remark);
+      return;
+    }
+    ++NumAlreadyPlaced;
+    return;
+  }
+  if (!Ours || !Editable)
+    return;
+  // No entry places the call now: back to the call as it was written.
+  bool CanUndo =
+      C.IsNew ? (C.PlacementEnd || C.AfterKindOffset) : C.AfterKindOffset != 0;
+  if (!CanUndo) {
+    warnAt(C, "placed in the source (" + C.KindArgText +
+                  ") but no plan entry names this call, and its kind "
+                  "argument cannot be taken out here; left as it is");
+    return;
+  }
+  if (C.IsNew && C.PlacementEnd) {
+    addEdit(C.EditFile, C.PlacementBegin, C.PlacementEnd - C.PlacementBegin,
+            "");
+  } else {
+    if (!C.IsNew)
+      addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Name);
+    addEdit(C.EditFile, C.KindArgOffset, C.AfterKindOffset - C.KindArgOffset,
+            "");
+  }
+  ++NumUnplaced;
+  if (Remarks)
+    D.report(C.Key.str(), Severity::Remark,
+             Twine(C.Fn->Name) + " at " + C.Key.str() +
+                 " is no longer placed: no plan entry places it");
+}
+
+} // namespace hmplace

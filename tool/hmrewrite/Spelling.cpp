@@ -1,0 +1,73 @@
+//===- Spelling.cpp - the text hmrewrite writes into sources --------------===//
+#include "Spelling.h"
+#include "plan/Context.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace hmplace {
+
+static std::string quote(StringRef S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    Out += C;
+  }
+  return Out + "\"";
+}
+
+std::string frameText(const SourcePos &P) {
+  return (FrameMacro + "(" + quote(sys::path::filename(P.File)) + ", " +
+          Twine(P.Line) + ", " + Twine(P.Column) + ")")
+      .str();
+}
+
+std::string wrapperPrefix(CallRecord::NoteForm F, const SourcePos &P) {
+  StringRef Macro = F == CallRecord::NoteDecl   ? CallerDeclMacro
+                    : F == CallRecord::NoteStmt ? CallerStmtMacro
+                                                : CallerMacro;
+  return (Macro + "(" + frameText(P) + ", ").str();
+}
+
+std::string kindArgument(int RuntimeKind) { return kindConstant(RuntimeKind); }
+
+std::string byCallersArgument(StringRef Table) {
+  return (ByCallersMacro + "(" + Table + ")").str();
+}
+
+std::string unquote(StringRef Lit) {
+  Lit = Lit.drop_front().drop_back();
+  std::string Out;
+  for (size_t I = 0; I < Lit.size(); ++I) {
+    if (Lit[I] == '\\' && I + 1 < Lit.size())
+      ++I;
+    Out += Lit[I];
+  }
+  return Out;
+}
+
+std::string withoutSpace(StringRef Text) {
+  std::string Out;
+  char Quote = 0;
+  for (size_t I = 0; I < Text.size(); ++I) {
+    char C = Text[I];
+    if (Quote) {
+      Out += C;
+      if (C == '\\' && I + 1 < Text.size())
+        Out += Text[++I];
+      else if (C == Quote)
+        Quote = 0;
+      continue;
+    }
+    if (C == '"' || C == '\'')
+      Quote = C;
+    if (!isSpace(C))
+      Out += C;
+  }
+  return Out;
+}
+
+} // namespace hmplace

@@ -1,0 +1,48 @@
+//===- Spelling.h - the text hmrewrite writes into sources ------*- C++ -*-===//
+///
+/// \file
+/// Every piece of generated source is spelled here, in terms of hmplace.h's
+/// macros and functions: what a rewritten file says is defined by the
+/// header, so a compiler without GNU extensions gets a form it can compile
+/// without a new hmrewrite (hmplace.h picks the form).
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMREWRITE_SPELLING_H
+#define HMPLACE_HMREWRITE_SPELLING_H
+
+#include "CallRecord.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace hmplace {
+
+inline constexpr llvm::StringLiteral FrameMacro = "HMPLACE_FRAME";
+inline constexpr llvm::StringLiteral CallerMacro = "HMPLACE_CALLER";
+inline constexpr llvm::StringLiteral CallerStmtMacro = "HMPLACE_CALLER_STMT";
+inline constexpr llvm::StringLiteral CallerDeclMacro = "HMPLACE_CALLER_DECL";
+inline constexpr llvm::StringLiteral ByCallersMacro = "HMPLACE_BY_CALLERS";
+
+/// `HMPLACE_FRAME("main.c", 19, 15)` for the call at \p P: its file name
+/// only, so the text is the same in every checkout.
+std::string frameText(const SourcePos &P);
+/// What goes before the wrapped text of a caller frame at \p P:
+/// `HMPLACE_CALLER(HMPLACE_FRAME("main.c", 19, 15), ` (or _STMT, _DECL);
+/// `)` goes after it.
+std::string wrapperPrefix(CallRecord::NoteForm F, const SourcePos &P);
+/// The kind argument of a placed call: `HMPLACE_HBW`, or for a context site
+/// `HMPLACE_BY_CALLERS(<table>)`.
+std::string kindArgument(int RuntimeKind);
+std::string byCallersArgument(llvm::StringRef Table);
+
+/// The contents of the C string literal \p Lit (quotes and escapes of `"`
+/// and `\` removed).
+std::string unquote(llvm::StringRef Lit);
+/// \p Text without white space outside string literals: an earlier run's
+/// text that a formatter reflowed still says the same.
+std::string withoutSpace(llvm::StringRef Text);
+
+} // namespace hmplace
+
+#endif

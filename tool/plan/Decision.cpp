@@ -1,0 +1,53 @@
+//===- Decision.cpp - what a front end does with a call, and says of it ---===//
+#include "plan/Decision.h"
+#include "plan/AllocFns.h"
+
+using namespace llvm;
+
+namespace hmplace {
+
+SiteDecision decideSite(const Placement &P, const SourcePos &Key,
+                        StringRef What) {
+  SiteDecision D;
+  std::string At = What.str() + " at " + Key.str();
+  switch (P.State) {
+  case Placement::Unplanned:
+    return D;
+  case Placement::Conflict:
+    D.Act = SiteDecision::NotPlaced;
+    D.Remark = At + " not placed: " + P.Reason;
+    return D;
+  case Placement::Contextual:
+    D.Act = SiteDecision::PlaceByCallers;
+    D.Table = contextTableText(Key, P.Choices, P.fallbackKind());
+    D.Remark = "placed " + At + " by its callers (" + P.contextSummary() + ")";
+    return D;
+  case Placement::Placed:
+    break;
+  }
+  D.Entry = P.Entry;
+  const KindInfo &K = *P.Entry->To.Kind;
+  if (K.isHeap()) {
+    D.Act = SiteDecision::KeepOnHeap;
+    D.Remark = At + " stays on the ordinary heap (plan entry '" +
+               P.Entry->key() + "')";
+    return D;
+  }
+  D.Act = SiteDecision::Place;
+  D.RuntimeKind = runtimeKindIndex(K);
+  D.Remark = "placed " + At + " in " + K.Name + " (plan entry '" +
+             P.Entry->key() + "')";
+  return D;
+}
+
+std::string notedRemark(const SourcePos &Key) {
+  return "call at " + Key.str() + " notes itself for call-stack entries";
+}
+
+std::string notNotedMessage(const SourcePos &Key, StringRef Why) {
+  return "call at " + Key.str() +
+         " is a caller frame of a call-stack entry but cannot be noted: " +
+         Why.str() + "; entries through it place nothing";
+}
+
+} // namespace hmplace
