@@ -126,6 +126,12 @@ void hmplace_scope_exit(void);
  *       the same for an expression statement or a statement-like macro use
  *   HMPLACE_CALLER_DECL(HMPLACE_FRAME("main.c", 25, 3), DECLARE_ARRAY(A, n, m));
  *       the same for a declaration; the names it declares stay in scope
+ *   #pragma omp parallel
+ *   { HMPLACE_CALLER_BLOCK(HMPLACE_FRAME("main.c", 30, 1)); ...
+ *     HMPLACE_CALLER_BLOCK_END(HMPLACE_FRAME("main.c", 30, 1)); }
+ *       the frame is noted from here to the end of the block, in each
+ *       thread that runs it (a parallel region's body; HmPlace.so notes the
+ *       region's outlined function the same way)
  *
  *   void *p = hmplace_malloc(HMPLACE_BY_CALLERS("mem.h:9:13",
  *                 (HMPLACE_HBW, "main.c:19"), (HMPLACE_REGULAR, "kernels.c:6",
@@ -298,6 +304,9 @@ void hmplace_ctx_register(const char *const *sites, size_t n);
   __VA_ARGS__;                                                                \
   ::hmplace::caller_end HMPLACE_CAT_(hmplace_end_, n)(                        \
       HMPLACE_CAT_(hmplace_guard_, n))
+#define HMPLACE_CALLER_BLOCK(frame)                                           \
+  ::hmplace::caller_guard hmplace_block_guard_(frame)
+#define HMPLACE_CALLER_BLOCK_END(frame) hmplace_block_guard_.leave()
 #elif defined(__GNUC__) && !defined(HMPLACE_PORTABLE)
 #define HMPLACE_CALLER(frame, ...)                                            \
   (__extension__({                                                            \
@@ -319,6 +328,11 @@ void hmplace_ctx_register(const char *const *sites, size_t n);
   __VA_ARGS__;                                                                \
   __attribute__((unused)) uint32_t HMPLACE_CAT_(hmplace_done_, n) =           \
       hmplace_ctx_restore(HMPLACE_CAT_(hmplace_depth_, n))
+#define HMPLACE_CALLER_BLOCK(frame)                                           \
+  __attribute__((cleanup(hmplace_ctx_cleanup)))                               \
+  uint32_t hmplace_block_depth_ = hmplace_ctx_push(frame)
+#define HMPLACE_CALLER_BLOCK_END(frame)                                       \
+  hmplace_ctx_restore(hmplace_block_depth_)
 #else
 /* Portable C. The value passes through a function that restores the stack
  * after the wrapped call has run (its argument is evaluated first). */
@@ -359,6 +373,9 @@ void hmplace_ctx_register(const char *const *sites, size_t n);
   __VA_ARGS__;                                                                \
   HMPLACE_UNUSED_ uint32_t HMPLACE_CAT_(hmplace_done_, n) =                   \
       hmplace_ctx_leave(HMPLACE_CAT_(hmplace_depth_, n))
+#define HMPLACE_CALLER_BLOCK(frame)                                           \
+  uint32_t hmplace_block_depth_ = hmplace_ctx_enter(frame)
+#define HMPLACE_CALLER_BLOCK_END(frame) hmplace_ctx_leave(hmplace_block_depth_)
 #endif
 
 #ifdef __cplusplus
@@ -367,14 +384,46 @@ void hmplace_ctx_register(const char *const *sites, size_t n);
 #include <cstddef>
 #include <new>
 
+/* libhmplace-cxx.so (containers.cpp): arm the calling thread's operator new
+ * with a container table, returning the one it replaces; restore that one.
+ * The symbols' names say what a link without the library lacks. */
+extern "C" const char *hmplace_containers_enter(const char *table) __asm__(
+    "hmplace_containers_enter__link_with_lhmplace_cxx");
+extern "C" void hmplace_containers_exit(const char *previous) __asm__(
+    "hmplace_containers_exit__link_with_lhmplace_cxx");
+
 namespace hmplace {
+/* HMPLACE_CONTAINERS(frame, table...): a caller frame under which the
+ * buffers standard containers allocate follow the table (the site
+ * "std::allocator"):
+ *   HMPLACE_CALLER_STMT(HMPLACE_CONTAINERS(HMPLACE_FRAME("mesh.cpp", 19, 3),
+ *       "std::allocator", (HMPLACE_HBW, "mesh.cpp:19"), HMPLACE_HEAP),
+ *       m.x.resize(n));
+ * Needs -lhmplace-cxx. */
+struct containers_frame {
+  uint64_t frame;
+  const char *table;
+};
+#define HMPLACE_CONTAINERS(frame, ...)                                        \
+  (::hmplace::containers_frame{(frame), #__VA_ARGS__})
+
 /* HMPLACE_CALLER's C++ form: a frame noted while the guard lives (also when
  * an exception leaves the wrapped call). */
 class caller_guard {
 public:
-  explicit caller_guard(uint64_t frame) : depth_(enter(frame)) {}
+  explicit caller_guard(uint64_t frame)
+      : depth_(enter(frame)), previous_(0), disarm_(0), left_(false) {}
+  /* Only code that uses HMPLACE_CONTAINERS refers to libhmplace-cxx. */
+  explicit caller_guard(const containers_frame &f)
+      : depth_(enter(f.frame)), previous_(hmplace_containers_enter(f.table)),
+        disarm_(&hmplace_containers_exit), left_(false) {}
   ~caller_guard() { leave(); }
   void leave() {
+    if (left_)
+      return;
+    left_ = true;
+    if (disarm_)
+      disarm_(previous_);
 #if defined(__GNUC__)
     hmplace_ctx_restore(depth_);
 #else
@@ -393,6 +442,9 @@ private:
 #endif
   }
   uint32_t depth_;
+  const char *previous_;
+  void (*disarm_)(const char *);
+  bool left_;
 };
 /* HMPLACE_CALLER_DECL's end: the declaration it wraps is complete. */
 class caller_end {

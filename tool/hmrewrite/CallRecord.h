@@ -31,17 +31,26 @@ struct CallRecord {
   /// Caller frames: the text range to wrap in a hmplace.h form (the call,
   /// the macro use it is written through, or the declaration or statement
   /// that use is), which form, or why it cannot be wrapped.
-  enum NoteForm { NoteExpr, NoteStmt, NoteDecl };
+  /// NoteBlock: an OpenMP parallel region's body, noted from its first to
+  /// its last statement (HMPLACE_CALLER_BLOCK / _END); NoteBegin is where
+  /// the first goes, NoteEnd where the second, and BlockBraces says the body
+  /// is a single statement that gets braces around it.
+  enum NoteForm { NoteExpr, NoteStmt, NoteDecl, NoteBlock };
   NoteForm Form = NoteExpr;
   unsigned NoteBegin = 0, NoteEnd = 0;
   std::string NoteProblem;
+  bool BlockBraces = false;
+  bool CPlusPlus = false; ///< the call is in C++ (containers may be armed)
   /// A caller frame an earlier run wrapped: the wrapper's text range, the
-  /// wrapped text's, and the frame it notes (HMPLACE_FRAME's arguments).
+  /// wrapped text's, and its first argument (the frame, or the frame and a
+  /// container table) as written.
   bool AlreadyNoted = false;
   unsigned WrapBegin = 0, WrapEnd = 0, InnerBegin = 0, InnerEnd = 0;
-  unsigned FrameBegin = 0, FrameEnd = 0;
-  std::string FrameFile;
-  unsigned FrameLine = 0, FrameColumn = 0;
+  unsigned FirstBegin = 0, FirstEnd = 0;
+  std::string FirstText;
+  /// NoteBlock wrappers: what the wrapper's two parts occupy, to take out,
+  /// and the second part's frame.
+  unsigned EndBegin = 0, EndEnd = 0, Frame2Begin = 0, Frame2End = 0;
   bool AlreadyPlaced = false; ///< a placed hmplace_* call (rewritten before)
   bool Dispatching = false;   ///< hmplace_free, hmplace_realloc
   SourcePos Key;              ///< the site key (expansion position)

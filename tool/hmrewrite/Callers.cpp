@@ -22,7 +22,10 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/AST/StmtOpenMP.h"
 #include "clang/Basic/Builtins.h"
+#include "clang/Basic/CharInfo.h"
+#include "clang/Basic/OpenMPKinds.h"
 #include "clang/Lex/Lexer.h"
 
 using namespace clang;
@@ -30,29 +33,94 @@ using namespace llvm;
 
 namespace hmplace {
 
+/// Raw tokens of a buffer from an offset, with their offsets.
+namespace {
+class RawTokens {
+public:
+  RawTokens(StringRef Buf, unsigned Offset, const LangOptions &LO)
+      : Buf(Buf), Lex(SourceLocation::getFromRawEncoding(1), LO, Buf.begin(),
+                      Buf.begin() + Offset, Buf.end()) {}
+  Token &next() {
+    Lex.LexFromRawLexer(T);
+    return T;
+  }
+  Token &tok() { return T; }
+  unsigned offset() const { return T.getLocation().getRawEncoding() - 1; }
+  unsigned end() const { return offset() + T.getLength(); }
+  StringRef text() const { return Buf.substr(offset(), T.getLength()); }
+  bool ident(StringRef Name) const {
+    return T.is(tok::raw_identifier) && T.getRawIdentifier() == Name;
+  }
+  /// Skip to the parenthesis that closes the one just read; false at eof.
+  bool skipToClose() {
+    unsigned Depth = 0;
+    for (next(); !T.is(tok::eof); next()) {
+      if (T.isOneOf(tok::l_paren, tok::l_square, tok::l_brace))
+        ++Depth;
+      else if (T.isOneOf(tok::r_paren, tok::r_square, tok::r_brace)) {
+        if (Depth == 0)
+          return T.is(tok::r_paren);
+        --Depth;
+      }
+    }
+    return false;
+  }
+
+private:
+  StringRef Buf;
+  Lexer Lex;
+  Token T;
+};
+} // namespace
+
+/// `HMPLACE_FRAME("f.c", L, C)` at the current token: its values, and the
+/// range in FrameBegin/FrameEnd.
+static bool parseFrame(RawTokens &R, Wrapper &W) {
+  if (!R.ident(FrameMacro))
+    return false;
+  W.FrameBegin = R.offset();
+  if (!R.next().is(tok::l_paren) || !R.next().is(tok::string_literal))
+    return false;
+  W.File = unquote(R.text());
+  unsigned Nums[2];
+  for (unsigned &N : Nums)
+    if (!R.next().is(tok::comma) || !R.next().is(tok::numeric_constant) ||
+        R.text().getAsInteger(10, N))
+      return false;
+  W.Line = Nums[0];
+  W.Column = Nums[1];
+  if (!R.next().is(tok::r_paren))
+    return false;
+  W.FrameEnd = R.end();
+  return true;
+}
+
+/// A wrapper's first argument: a frame, or HMPLACE_CONTAINERS(frame, ...).
+static bool parseFirstArgument(RawTokens &R, Wrapper &W) {
+  W.FirstBegin = R.offset();
+  if (R.ident(ContainersMacro)) {
+    if (!R.next().is(tok::l_paren))
+      return false;
+    R.next();
+    if (!parseFrame(R, W) || !R.skipToClose())
+      return false;
+  } else if (!parseFrame(R, W)) {
+    return false;
+  }
+  W.FirstEnd = R.end();
+  return true;
+}
+
 std::optional<Wrapper> parseWrapper(StringRef Buf, unsigned Offset,
                                     const LangOptions &LO) {
   if (Offset >= Buf.size())
     return std::nullopt;
-  Lexer Lex(SourceLocation::getFromRawEncoding(1), LO, Buf.begin(),
-            Buf.begin() + Offset, Buf.end());
-  auto OffsetOf = [&](const Token &T) {
-    return unsigned(T.getLocation().getRawEncoding() - 1);
-  };
-  Token T;
-  auto Next = [&]() {
-    Lex.LexFromRawLexer(T);
-    return T;
-  };
-  auto Ident = [&](StringRef Name) {
-    return T.is(tok::raw_identifier) && T.getRawIdentifier() == Name;
-  };
+  RawTokens R(Buf, Offset, LO);
   Wrapper W;
   W.Begin = Offset;
-  Next();
-  if (!T.is(tok::raw_identifier))
+  if (!R.next().is(tok::raw_identifier))
     return std::nullopt;
-  StringRef Name = T.getRawIdentifier();
+  StringRef Name = R.tok().getRawIdentifier();
   if (Name == CallerMacro)
     W.Form = CallRecord::NoteExpr;
   else if (Name == CallerStmtMacro)
@@ -61,49 +129,53 @@ std::optional<Wrapper> parseWrapper(StringRef Buf, unsigned Offset,
     W.Form = CallRecord::NoteDecl;
   else
     return std::nullopt;
-  if (!Next().is(tok::l_paren))
+  if (!R.next().is(tok::l_paren))
     return std::nullopt;
-  Next();
-  if (!Ident(FrameMacro))
+  R.next();
+  if (!parseFirstArgument(R, W) || !R.next().is(tok::comma))
     return std::nullopt;
-  W.FrameBegin = OffsetOf(T);
-  if (!Next().is(tok::l_paren) || !Next().is(tok::string_literal))
-    return std::nullopt;
-  StringRef Lit(Buf.data() + OffsetOf(T), T.getLength());
-  W.File = unquote(Lit);
-  unsigned Nums[2];
-  for (unsigned &N : Nums) {
-    if (!Next().is(tok::comma) || !Next().is(tok::numeric_constant) ||
-        StringRef(Buf.data() + OffsetOf(T), T.getLength()).getAsInteger(10, N))
-      return std::nullopt;
-  }
-  W.Line = Nums[0];
-  W.Column = Nums[1];
-  if (!Next().is(tok::r_paren))
-    return std::nullopt;
-  W.FrameEnd = OffsetOf(T) + 1;
-  if (!Next().is(tok::comma))
-    return std::nullopt;
-  Next();
-  W.InnerBegin = OffsetOf(T);
+  R.next();
+  W.InnerBegin = R.offset();
   // The wrapped text ends before the parenthesis that closes the wrapper.
   unsigned Depth = 0, LastEnd = W.InnerBegin;
-  for (; !T.is(tok::eof); Next()) {
-    if (T.isOneOf(tok::l_paren, tok::l_square, tok::l_brace))
+  for (; !R.tok().is(tok::eof); R.next()) {
+    if (R.tok().isOneOf(tok::l_paren, tok::l_square, tok::l_brace))
       ++Depth;
-    else if (T.isOneOf(tok::r_paren, tok::r_square, tok::r_brace)) {
+    else if (R.tok().isOneOf(tok::r_paren, tok::r_square, tok::r_brace)) {
       if (Depth == 0) {
-        if (!T.is(tok::r_paren))
+        if (!R.tok().is(tok::r_paren))
           return std::nullopt;
         W.InnerEnd = LastEnd;
-        W.End = OffsetOf(T) + 1;
+        W.End = R.end();
         return W;
       }
       --Depth;
     }
-    LastEnd = OffsetOf(T) + T.getLength();
+    LastEnd = R.end();
   }
   return std::nullopt;
+}
+
+/// `NAME(HMPLACE_FRAME("f.c", L, C));` at \p Offset of \p Buf: the block
+/// note's two parts. Begin/End cover the text up to the semicolon.
+static std::optional<Wrapper> parseBlockPart(StringRef Buf, unsigned Offset,
+                                             StringRef Name,
+                                             const LangOptions &LO) {
+  RawTokens R(Buf, Offset, LO);
+  Wrapper W;
+  W.Form = CallRecord::NoteBlock;
+  R.next();
+  if (!R.ident(Name))
+    return std::nullopt;
+  W.Begin = R.offset();
+  if (!R.next().is(tok::l_paren))
+    return std::nullopt;
+  R.next();
+  if (!parseFirstArgument(R, W) || !R.next().is(tok::r_paren) ||
+      !R.next().is(tok::semi))
+    return std::nullopt;
+  W.End = R.end();
+  return W;
 }
 
 /// Whether \p S is a statement child of \p Parent (a statement position:
@@ -143,7 +215,7 @@ static bool inStatementPosition(const Stmt *S, const DynTypedNode &Parent,
 /// site key, whose evaluation could allocate: a function call (not a
 /// builtin that is no library function), a constructor or destructor that
 /// is not trivial, a new- or delete-expression. Null if there is none.
-static const Stmt *otherCall(const Stmt *Root, const CallExpr *Noted,
+static const Stmt *otherCall(const Stmt *Root, const Expr *Noted,
                              SourceLocation NotedUse, ASTContext &Ctx) {
   SourceManager &SM = Ctx.getSourceManager();
   SmallVector<const Stmt *, 32> Work{Root};
@@ -158,7 +230,7 @@ static const Stmt *otherCall(const Stmt *Root, const CallExpr *Noted,
       Calls =
           CE != Noted && !(ID && !Ctx.BuiltinInfo.isPredefinedLibFunction(ID));
     } else if (const auto *CC = dyn_cast<CXXConstructExpr>(S)) {
-      Calls = !CC->getConstructor()->isTrivial();
+      Calls = CC != Noted && !CC->getConstructor()->isTrivial();
     } else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(S)) {
       Calls = !BT->getTemporary()->getDestructor()->isTrivial();
     } else if (isa<CXXNewExpr, CXXDeleteExpr>(S)) {
@@ -194,33 +266,223 @@ static std::string describeCall(const Stmt *S, ASTContext &Ctx) {
   return What;
 }
 
-void recordCaller(EditLocator &L, const CallExpr *CE, const FunctionDecl *CurFn,
-                  StringRef CompileDir, std::vector<CallRecord> &Out) {
+void recordRegion(EditLocator &L, const OMPExecutableDirective *D,
+                  const FunctionDecl *CurFn, StringRef CompileDir,
+                  std::vector<CallRecord> &Out) {
   const RewriteSession &S = L.session();
-  if (!S.recordsCallers())
-    return; // the common case: a plan without call-stack entries
-  // The runtime's own calls are never callers.
-  if (const FunctionDecl *FD = CE->getDirectCallee())
-    if (FD->getIdentifier() && FD->getName().starts_with("hmplace_"))
-      return;
   SourceManager &SM = L.sourceManager();
   ASTContext &Ctx = L.context();
   const LangOptions &LO = Ctx.getLangOpts();
-  SourceLocation Begin = CE->getBeginLoc();
-  PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(Begin));
-  if (PL.isInvalid() || !S.isNoteLine(PL.getLine()))
+  OpenMPDirectiveKind DK = D->getDirectiveKind();
+  if (!isOpenMPParallelDirective(DK))
+    return; // only a parallel region is a call to the program's own code
+  PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(D->getBeginLoc()));
+  if (PL.isInvalid())
+    return;
+  // An earlier run's note is looked at whatever the plan says now.
+  bool Wrapped = false;
+  if (const auto *LD = dyn_cast<OMPLoopDirective>(D)) {
+    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(LD->getBody()))
+      Wrapped = !CS->body_empty() &&
+                CS->body_front()->getBeginLoc().isMacroID() &&
+                Lexer::getImmediateMacroName(CS->body_front()->getBeginLoc(),
+                                             SM, LO) == BlockMacro;
+  } else if (D->hasAssociatedStmt()) {
+    if (const auto *CS = dyn_cast<CompoundStmt>(D->getStructuredBlock()))
+      Wrapped = !CS->body_empty() &&
+                CS->body_front()->getBeginLoc().isMacroID() &&
+                Lexer::getImmediateMacroName(CS->body_front()->getBeginLoc(),
+                                             SM, LO) == BlockMacro;
+  }
+  if (!Wrapped && (!S.recordsCallers() || !S.isNoteLine(PL.getLine())))
     return;
   CallRecord R;
+  R.Form = CallRecord::NoteBlock;
+  R.CPlusPlus = LO.CPlusPlus;
   R.CompileDir = CompileDir;
   R.Key = makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
                         PL.getColumn());
   if (CurFn && CurFn->getIdentifier())
     R.Enclosing = CurFn->getName().str();
-  if (const FunctionDecl *FD = CE->getDirectCallee())
-    if (FD->getIdentifier())
-      R.Callee = FD->getName().str();
+  R.Callee = "OpenMP region";
+  auto Done = [&](const char *Problem = nullptr) {
+    if (Problem)
+      R.NoteProblem = Problem;
+    Out.push_back(std::move(R));
+  };
+  if (isOpenMPTargetExecutionDirective(DK) || isOpenMPTeamsDirective(DK) ||
+      DK == llvm::omp::OMPD_parallel_sections)
+    return Done("it is an OpenMP region of a kind the rewriter does not "
+                "note (only parallel regions and parallel loops)");
+  const Stmt *Body = nullptr;
+  if (const auto *LD = dyn_cast<OMPLoopDirective>(D))
+    Body = LD->getBody();
+  else if (D->hasAssociatedStmt())
+    Body = D->getStructuredBlock();
+  if (!Body)
+    return Done("its region has no body");
+  CharSourceRange BR = SM.getExpansionRange(Body->getSourceRange());
+  FileID FID = SM.getFileID(BR.getBegin());
+  const EditLocator::FileFacts &Facts = L.factsOf(FID);
+  if (Facts.System) {
+    R.Edit = CallRecord::InSystemHeader;
+    return Done();
+  }
+  if (FID != SM.getMainFileID() && !Facts.Selected)
+    R.Edit = CallRecord::InOtherFile;
+  if (Facts.Path.empty() || SM.getFileID(BR.getEnd()) != FID ||
+      Body->getBeginLoc().isMacroID() || Body->getEndLoc().isMacroID())
+    return Done("its region's body is written in a macro");
+  R.EditFile = Facts.Path;
+  StringRef Buf = SM.getBufferData(FID);
+  if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
+    unsigned Open = L.offsetOf(CS->getLBracLoc()) + 1;
+    unsigned Close = L.offsetOf(CS->getRBracLoc());
+    // An earlier run's note: the block's first and last statements.
+    unsigned First = Open;
+    while (First < Close && isWhitespace(Buf[First]))
+      ++First;
+    std::optional<Wrapper> W = parseBlockPart(Buf, First, BlockMacro, LO);
+    if (W) {
+      unsigned Last = Close;
+      // The closing part ends right before the brace, after white space.
+      size_t EndAt = Buf.take_front(Close).rfind(BlockEndMacro);
+      std::optional<Wrapper> E =
+          EndAt == StringRef::npos || EndAt < W->End
+              ? std::nullopt
+              : parseBlockPart(Buf, unsigned(EndAt), BlockEndMacro, LO);
+      if (!E || !Buf.slice(E->End, Last).trim().empty())
+        return Done("its region's body holds half of an earlier note");
+      R.AlreadyNoted = true;
+      // What the earlier run added: " NAME(...);" after the brace and
+      // "NAME_END(...); " before it; where a formatter moved them to lines
+      // of their own, the parts alone.
+      R.WrapBegin = Buf.slice(Open, W->Begin).contains('\n') ? W->Begin : Open;
+      R.WrapEnd = W->End;
+      R.EndBegin = E->Begin;
+      R.EndEnd = Buf.slice(E->End, Close).contains('\n') ? E->End : Close;
+      R.FirstBegin = W->FirstBegin;
+      R.FirstEnd = W->FirstEnd;
+      R.FirstText = Buf.slice(W->FirstBegin, W->FirstEnd).str();
+      R.Frame2Begin = E->FrameBegin;
+      R.Frame2End = E->FrameEnd;
+      return Done();
+    }
+    R.NoteBegin = Open;
+    R.NoteEnd = Close;
+  } else if (isa<Expr>(Body)) {
+    // A single expression statement: braces around it and its semicolon.
+    SourceLocation Semi = Lexer::findLocationAfterToken(
+        BR.getEnd(), tok::semi, SM, LO, /*SkipTrailingWhitespace=*/false);
+    if (Semi.isInvalid())
+      return Done("its region's body is not followed by a ';'");
+    R.BlockBraces = true;
+    R.NoteBegin = L.offsetOf(BR.getBegin());
+    R.NoteEnd = L.offsetOf(Semi);
+  } else {
+    return Done("its region's body is a single statement that is not an "
+                "expression (put it in braces)");
+  }
+  if (!CurFn)
+    return Done("it is outside a function");
+  // A continue in a loop body would skip the end of the note (the portable
+  // C form has no cleanup to run then).
+  if (isa<OMPLoopDirective>(D)) {
+    SmallVector<const Stmt *, 32> Work{Body};
+    while (!Work.empty()) {
+      const Stmt *X = Work.pop_back_val();
+      if (!X || isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(X))
+        continue; // a continue in there is the inner loop's
+      if (isa<ContinueStmt>(X))
+        return Done("its loop body has a continue statement, which would "
+                    "leave the note without ending it");
+      for (const Stmt *Ch : X->children())
+        Work.push_back(Ch);
+    }
+  }
+  Done();
+}
 
-  CharSourceRange Use = SM.getExpansionRange(CE->getSourceRange());
+/// Whether the macro use at \p Use (a file location) is one of the
+/// HMPLACE_CALLER forms: a call written in it was noted by an earlier run.
+static bool isCallerWrapperUse(SourceManager &SM, SourceLocation Use) {
+  bool Invalid = false;
+  const char *P = SM.getCharacterData(Use, &Invalid);
+  if (Invalid)
+    return false;
+  StringRef Rest(
+      P, std::min<size_t>(32, SM.getBufferData(SM.getFileID(Use)).end() - P));
+  return Rest.consume_front(CallerMacro) &&
+         (Rest.starts_with("(") || Rest.starts_with("_STMT(") ||
+          Rest.starts_with("_DECL("));
+}
+
+void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
+                  StringRef CompileDir, std::vector<CallRecord> &Out) {
+  const RewriteSession &S = L.session();
+  SourceManager &SM = L.sourceManager();
+  SourceLocation Begin = CE->getBeginLoc();
+  // An earlier run's wrapper is looked at whatever the plan says now: the
+  // plan may no longer name the call.
+  bool Wrapped =
+      Begin.isMacroID() && isCallerWrapperUse(SM, SM.getExpansionLoc(Begin));
+  if (!Wrapped && !S.recordsCallers())
+    return; // the common case: a plan without call-stack entries
+  const auto *Call = dyn_cast<CallExpr>(CE);
+  const auto *Construct = dyn_cast<CXXConstructExpr>(CE);
+  const FunctionDecl *Callee = Call        ? Call->getDirectCallee()
+                               : Construct ? Construct->getConstructor()
+                                           : nullptr;
+  // The runtime's own calls are never callers.
+  if (Call && Callee && Callee->getIdentifier() &&
+      Callee->getName().starts_with("hmplace_"))
+    return;
+  ASTContext &Ctx = L.context();
+  const LangOptions &LO = Ctx.getLangOpts();
+  // Where debug info puts the call, as HmPlace.so keys it: a member call
+  // at the member's name, an operator call at the operator, a constructor
+  // at the variable (through a macro: the macro use).
+  PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(CE->getExprLoc()));
+  if (PL.isInvalid() || (!Wrapped && !S.isNoteLine(PL.getLine())))
+    return;
+  CallRecord R;
+  R.CPlusPlus = LO.CPlusPlus;
+  R.CompileDir = CompileDir;
+  R.Key = makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
+                        PL.getColumn());
+  if (CurFn && CurFn->getIdentifier())
+    R.Enclosing = CurFn->getName().str();
+  if (Construct)
+    R.Callee = Construct->getConstructor()->getParent()->getNameAsString();
+  else if (Callee && Callee->getIdentifier())
+    R.Callee = Callee->getName().str();
+
+  // A constructor of a variable: the declaration is what gets wrapped.
+  const DeclStmt *DeclOf = nullptr;
+  if (Construct) {
+    // Up through what the initializer's temporaries add around it.
+    DynTypedNodeList Ps = Ctx.getParents(*Construct);
+    while (!Ps.empty() && (Ps[0].get<ExprWithCleanups>() ||
+                           Ps[0].get<CXXBindTemporaryExpr>() ||
+                           Ps[0].get<MaterializeTemporaryExpr>() ||
+                           Ps[0].get<ImplicitCastExpr>()))
+      Ps = Ctx.getParents(Ps[0]);
+    const auto *VD = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
+    if (VD && VD->getInit() &&
+        VD->getInit()->IgnoreImplicit() == Construct->IgnoreImplicit()) {
+      DynTypedNodeList G = Ctx.getParents(*VD);
+      DeclOf = G.empty() ? nullptr : G[0].get<DeclStmt>();
+    } else if (!Ps.empty() && Ps[0].get<CXXCtorInitializer>()) {
+      R.NoteProblem = "it initialises a member in a constructor's "
+                      "initializer list, where no note can go in the source";
+    }
+  }
+  CharSourceRange Use = SM.getExpansionRange(
+      DeclOf ? SourceRange(DeclOf->getBeginLoc(),
+                           DeclOf->getSingleDecl()
+                               ? DeclOf->getSingleDecl()->getEndLoc()
+                               : DeclOf->getEndLoc())
+             : CE->getSourceRange());
   FileID FID = SM.getFileID(Use.getBegin());
   const EditLocator::FileFacts &Facts = L.factsOf(FID);
   if (Facts.System) {
@@ -243,7 +505,9 @@ void recordCaller(EditLocator &L, const CallExpr *CE, const FunctionDecl *CurFn,
                           : 0);
   StringRef Buf = SM.getBufferData(FID);
 
-  // An earlier run's wrapper: the call is written in its argument.
+  // An earlier run's wrapper: the call is written in its argument. The
+  // wrapper begins where the call (or its macro use) began; its frame keeps
+  // the column the call had (a member name inside it, say).
   if (std::optional<Wrapper> W = parseWrapper(Buf, UseBegin, LO)) {
     R.AlreadyNoted = true;
     R.Form = W->Form;
@@ -251,11 +515,14 @@ void recordCaller(EditLocator &L, const CallExpr *CE, const FunctionDecl *CurFn,
     R.WrapEnd = W->End;
     R.InnerBegin = W->InnerBegin;
     R.InnerEnd = W->InnerEnd;
-    R.FrameBegin = W->FrameBegin;
-    R.FrameEnd = W->FrameEnd;
-    R.FrameFile = W->File;
-    R.FrameLine = W->Line;
-    R.FrameColumn = W->Column;
+    R.FirstBegin = W->FirstBegin;
+    R.FirstEnd = W->FirstEnd;
+    R.FirstText = Buf.slice(W->FirstBegin, W->FirstEnd).str();
+    R.Key.Column = W->Column;
+    Out.push_back(std::move(R));
+    return;
+  }
+  if (!R.NoteProblem.empty()) {
     Out.push_back(std::move(R));
     return;
   }
@@ -267,8 +534,11 @@ void recordCaller(EditLocator &L, const CallExpr *CE, const FunctionDecl *CurFn,
     return;
   }
 
-  // The node to wrap: the call, or the outermost node of its macro use.
+  // The node to wrap: the call, or the outermost node of its macro use, or
+  // the variable a constructor initialises.
   DynTypedNode Node = DynTypedNode::create(*CE);
+  if (DeclOf && DeclOf->isSingleDecl())
+    Node = DynTypedNode::create(*DeclOf->getSingleDecl());
   auto Inside = [&](SourceRange SR) {
     CharSourceRange X = SM.getExpansionRange(SR);
     return X.getBegin() == Use.getBegin() && X.getEnd() == Use.getEnd();

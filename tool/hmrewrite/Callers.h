@@ -18,16 +18,25 @@
 #include "EditLocator.h"
 
 #include "clang/AST/Expr.h"
+#include "clang/AST/StmtOpenMP.h"
 
 #include <optional>
 #include <vector>
 
 namespace hmplace {
 
-/// Record \p CE, a call of anything but an allocation function, as a
-/// candidate caller frame if it is on a line that a plan names as one.
-/// \p CurFn is the function the call is in (null outside functions).
-void recordCaller(EditLocator &L, const clang::CallExpr *CE,
+/// Record \p CE, a call of anything but an allocation function (or a
+/// constructor call), as a candidate caller frame if it is on a line that a
+/// plan names as one, or if an earlier run wrapped it. \p CurFn is the
+/// function the call is in (null outside functions).
+void recordCaller(EditLocator &L, const clang::Expr *CE,
+                  const clang::FunctionDecl *CurFn, llvm::StringRef CompileDir,
+                  std::vector<CallRecord> &Out);
+
+/// Record the OpenMP directive \p D as a candidate caller frame if it is a
+/// parallel region on a line that a plan names as one: its body is noted in
+/// every thread that runs it.
+void recordRegion(EditLocator &L, const clang::OMPExecutableDirective *D,
                   const clang::FunctionDecl *CurFn, llvm::StringRef CompileDir,
                   std::vector<CallRecord> &Out);
 
@@ -37,6 +46,8 @@ struct Wrapper {
   unsigned Begin = 0, End = 0;           ///< the whole wrapper
   unsigned InnerBegin = 0, InnerEnd = 0; ///< TEXT
   unsigned FrameBegin = 0, FrameEnd = 0; ///< HMPLACE_FRAME(...)
+  /// The first argument: the frame, or HMPLACE_CONTAINERS(frame, ...).
+  unsigned FirstBegin = 0, FirstEnd = 0;
   std::string File;
   unsigned Line = 0, Column = 0;
 };

@@ -117,6 +117,7 @@ public:
         } else if (auto *CS = dyn_cast<CapturedStmt>(S)) {
           Stack.push_back(CS->getCapturedStmt());
         } else if (auto *OD = dyn_cast<OMPExecutableDirective>(S)) {
+          recordRegion(L, OD, CurFn, IDir, Out);
           for (OMPClause *C : OD->clauses())
             if (C)
               for (Stmt *Ch : C->children())
@@ -133,6 +134,19 @@ public:
       }
     }
     CurFn = nullptr;
+  }
+
+  /// Constructors of class objects may be caller frames (a container
+  /// constructed at a planned line).
+  bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
+    if (!CE->getConstructor()->isTrivial())
+      recordCaller(L, CE, CurFn, IDir, Out);
+    return true;
+  }
+
+  bool VisitOMPExecutableDirective(OMPExecutableDirective *D) {
+    recordRegion(L, D, CurFn, IDir, Out);
+    return true;
   }
 
   bool VisitCallExpr(CallExpr *CE) {

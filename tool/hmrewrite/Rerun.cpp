@@ -19,23 +19,31 @@ using namespace llvm;
 
 namespace hmplace {
 
-void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted) {
+void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
+                                   const std::string &Arg) {
   if (C.Edit != CallRecord::Editable || !isRewritten(C.EditFile))
     return;
   if (Wanted) {
-    // The call moved (lines added above it): the frame follows it.
-    if (C.FrameFile == sys::path::filename(C.Key.File) &&
-        C.FrameLine == C.Key.Line && C.FrameColumn == C.Key.Column) {
+    // The call moved (lines added above it), or the container entries
+    // under it changed: the argument follows.
+    if (withoutSpace(C.FirstText) == withoutSpace(Arg)) {
       ++NumAlreadyNoted;
       return;
     }
-    addEdit(C.EditFile, C.FrameBegin, C.FrameEnd - C.FrameBegin,
-            frameText(C.Key));
+    addEdit(C.EditFile, C.FirstBegin, C.FirstEnd - C.FirstBegin, Arg);
+    if (C.Form == CallRecord::NoteBlock)
+      addEdit(C.EditFile, C.Frame2Begin, C.Frame2End - C.Frame2Begin,
+              frameText(C.Key));
     ++NumReframed;
     return;
   }
-  addEdit(C.EditFile, C.WrapBegin, C.InnerBegin - C.WrapBegin, "");
-  addEdit(C.EditFile, C.InnerEnd, C.WrapEnd - C.InnerEnd, "");
+  if (C.Form == CallRecord::NoteBlock) {
+    addEdit(C.EditFile, C.WrapBegin, C.WrapEnd - C.WrapBegin, "");
+    addEdit(C.EditFile, C.EndBegin, C.EndEnd - C.EndBegin, "");
+  } else {
+    addEdit(C.EditFile, C.WrapBegin, C.InnerBegin - C.WrapBegin, "");
+    addEdit(C.EditFile, C.InnerEnd, C.WrapEnd - C.InnerEnd, "");
+  }
   ++NumUnnoted;
   if (Remarks)
     D.report(C.Key.str(), Severity::Remark,

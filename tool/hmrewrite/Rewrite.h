@@ -154,11 +154,12 @@ private:
            !Failed.count(File.str());
   }
   void noteCaller(const CallRecord &C,
-                  const std::vector<const PlanEntry *> &Through);
+                  const std::vector<const PlanEntry *> &Through,
+                  const std::string &Arg);
   void placeCall(const CallRecord &C, const Placement &P,
                  const SiteDecision &Dec);
   /// Rerun.cpp: an earlier run's wrapper or placed call against the plan.
-  void reconcileNote(const CallRecord &C, bool Wanted);
+  void reconcileNote(const CallRecord &C, bool Wanted, const std::string &Arg);
   void reconcilePlaced(const CallRecord &C, const SiteDecision &Dec);
 
   PlanSource *Src;

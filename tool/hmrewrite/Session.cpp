@@ -206,7 +206,8 @@ static void entriesOf(const Placement &P, std::set<const PlanEntry *> &Out) {
 }
 
 void RewriteSession::noteCaller(const CallRecord &C,
-                                const std::vector<const PlanEntry *> &Through) {
+                                const std::vector<const PlanEntry *> &Through,
+                                const std::string &Arg) {
   if (Failed.count(C.EditFile.str())) { // reported: it does not compile
     NotApplied.insert(Through.begin(), Through.end());
     return;
@@ -224,11 +225,18 @@ void RewriteSession::noteCaller(const CallRecord &C,
     NotApplied.insert(Through.begin(), Through.end());
     return;
   }
-  addEdit(C.EditFile, C.NoteBegin, 0, wrapperPrefix(C.Form, C.Key));
-  addEdit(C.EditFile, C.NoteEnd, 0, ")");
+  if (C.Form == CallRecord::NoteBlock) {
+    addEdit(C.EditFile, C.NoteBegin, 0, blockOpening(Arg, C.BlockBraces));
+    addEdit(C.EditFile, C.NoteEnd, 0, blockClosing(C.Key, C.BlockBraces));
+  } else {
+    addEdit(C.EditFile, C.NoteBegin, 0, wrapperPrefix(C.Form, Arg));
+    addEdit(C.EditFile, C.NoteEnd, 0, ")");
+  }
   ++NumNoted;
   if (Remarks)
-    D.report(C.Key.str(), Severity::Remark, notedRemark(C.Key));
+    D.report(C.Key.str(), Severity::Remark,
+             C.Form == CallRecord::NoteBlock ? regionNotedRemark(C.Key)
+                                             : notedRemark(C.Key));
 }
 
 void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
@@ -299,10 +307,19 @@ bool RewriteSession::finish() {
       Ctx.CompileDir = C.CompileDir;
       std::vector<const PlanEntry *> Through;
       bool Wanted = Matcher->isNoted(Ctx, &Through);
+      // Container entries whose user frame this is: the note also arms the
+      // standard allocator's allocations with their table (C++ only).
+      std::string Table;
+      if (C.CPlusPlus && llvm::any_of(Through, [&](const PlanEntry *E) {
+            return Matcher->shape(*E).How == EntryShape::Container;
+          }))
+        Table = contextTableText(ContainerSite,
+                                 Matcher->containerChoicesFor(Ctx), -1);
+      std::string Arg = callerArgument(C.Key, Table);
       if (C.AlreadyNoted)
-        reconcileNote(C, Wanted);
+        reconcileNote(C, Wanted, Arg);
       else if (Wanted)
-        noteCaller(C, Through);
+        noteCaller(C, Through, Arg);
       continue;
     }
     static const Placement Unplanned;

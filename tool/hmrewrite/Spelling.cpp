@@ -25,11 +25,30 @@ std::string frameText(const SourcePos &P) {
       .str();
 }
 
-std::string wrapperPrefix(CallRecord::NoteForm F, const SourcePos &P) {
+std::string callerArgument(const SourcePos &P, StringRef ContainerTable) {
+  if (ContainerTable.empty())
+    return frameText(P);
+  return (ContainersMacro + "(" + frameText(P) + ", " + ContainerTable + ")")
+      .str();
+}
+
+std::string wrapperPrefix(CallRecord::NoteForm F, StringRef Arg) {
   StringRef Macro = F == CallRecord::NoteDecl   ? CallerDeclMacro
                     : F == CallRecord::NoteStmt ? CallerStmtMacro
                                                 : CallerMacro;
-  return (Macro + "(" + frameText(P) + ", ").str();
+  return (Macro + "(" + Arg + ", ").str();
+}
+
+std::string blockOpening(StringRef Arg, bool Braces) {
+  return (Twine(Braces ? "{ " : " ") + BlockMacro + "(" + Arg + ");" +
+          (Braces ? " " : ""))
+      .str();
+}
+
+std::string blockClosing(const SourcePos &P, bool Braces) {
+  return (Twine(Braces ? " " : "") + BlockEndMacro + "(" + frameText(P) + ");" +
+          (Braces ? " }" : " "))
+      .str();
 }
 
 std::string kindArgument(int RuntimeKind) { return kindConstant(RuntimeKind); }

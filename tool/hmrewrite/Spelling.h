@@ -23,14 +23,24 @@ inline constexpr llvm::StringLiteral CallerMacro = "HMPLACE_CALLER";
 inline constexpr llvm::StringLiteral CallerStmtMacro = "HMPLACE_CALLER_STMT";
 inline constexpr llvm::StringLiteral CallerDeclMacro = "HMPLACE_CALLER_DECL";
 inline constexpr llvm::StringLiteral ByCallersMacro = "HMPLACE_BY_CALLERS";
+inline constexpr llvm::StringLiteral ContainersMacro = "HMPLACE_CONTAINERS";
+inline constexpr llvm::StringLiteral BlockMacro = "HMPLACE_CALLER_BLOCK";
+inline constexpr llvm::StringLiteral BlockEndMacro = "HMPLACE_CALLER_BLOCK_END";
 
 /// `HMPLACE_FRAME("main.c", 19, 15)` for the call at \p P: its file name
 /// only, so the text is the same in every checkout.
 std::string frameText(const SourcePos &P);
-/// What goes before the wrapped text of a caller frame at \p P:
+/// What a caller frame's wrapper notes: the frame at \p P, or with a
+/// container table (C++), `HMPLACE_CONTAINERS(frame, <table>)`.
+std::string callerArgument(const SourcePos &P, llvm::StringRef ContainerTable);
+/// What goes before the wrapped text of a caller frame noting \p Arg:
 /// `HMPLACE_CALLER(HMPLACE_FRAME("main.c", 19, 15), ` (or _STMT, _DECL);
 /// `)` goes after it.
-std::string wrapperPrefix(CallRecord::NoteForm F, const SourcePos &P);
+std::string wrapperPrefix(CallRecord::NoteForm F, llvm::StringRef Arg);
+/// What opens and closes a noted block (a parallel region's body), with
+/// the braces when the body had none.
+std::string blockOpening(llvm::StringRef Arg, bool Braces);
+std::string blockClosing(const SourcePos &P, bool Braces);
 /// The kind argument of a placed call: `HMPLACE_HBW`, or for a context site
 /// `HMPLACE_BY_CALLERS(<table>)`.
 std::string kindArgument(int RuntimeKind);

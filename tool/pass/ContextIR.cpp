@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "ContextIR.h"
 
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
@@ -117,6 +118,35 @@ CallBase *noteCall(CallBase *CB, uint64_t Id) {
   }
   restoreAt(Unwind->getFirstInsertionPt(), D);
   return II;
+}
+
+Function *forkedRegion(CallBase *CB) {
+  Function *Callee = CB->getCalledFunction();
+  if (!Callee || CB->arg_size() < 3 ||
+      (Callee->getName() != "__kmpc_fork_call" &&
+       Callee->getName() != "__kmpc_fork_teams"))
+    return nullptr;
+  auto *Micro = dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
+  return Micro && !Micro->isDeclaration() ? Micro : nullptr;
+}
+
+void noteBody(Function &F, uint64_t Id) {
+  BasicBlock &Entry = F.getEntryBlock();
+  IRBuilder<> B(&Entry, Entry.getFirstInsertionPt());
+  if (DISubprogram *SP = F.getSubprogram())
+    B.SetCurrentDebugLocation(
+        DILocation::get(F.getContext(), SP->getLine(), 0, SP));
+  Value *T = stackAddress(B);
+  Value *D = B.CreateLoad(B.getInt32Ty(), T, "hm.depth");
+  Value *I = B.CreateSelect(B.CreateICmpULT(D, B.getInt32(CtxCap)), D,
+                            B.getInt32(CtxCap));
+  Value *Off = B.CreateAdd(B.CreateShl(B.CreateZExt(I, B.getInt64Ty()), 3),
+                           B.getInt64(8));
+  B.CreateStore(B.getInt64(Id), B.CreateGEP(B.getInt8Ty(), T, Off));
+  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), T);
+  for (BasicBlock &BB : F)
+    if (auto *R = dyn_cast<ReturnInst>(BB.getTerminator()))
+      restoreAt(R->getIterator(), D);
 }
 
 GlobalVariable *SiteDescriptors::descriptor(const std::string &Desc) {

@@ -28,6 +28,17 @@ namespace hmplace {
 /// changes nothing) for calls that cannot be surrounded (musttail).
 llvm::CallBase *noteCall(llvm::CallBase *CB, uint64_t Id);
 
+/// The function an OpenMP fork call (`__kmpc_fork_call`, `__kmpc_fork_teams`)
+/// runs in every thread of the region, if \p CB is one and it is defined
+/// here; null otherwise.
+llvm::Function *forkedRegion(llvm::CallBase *CB);
+
+/// Note \p Id for the whole body of \p F: pushed on entry, the depth
+/// restored before every return. A parallel region's outlined function runs
+/// once in each thread of the region, so the frame covers the region in
+/// every thread (noting the fork call would cover the forking thread only).
+void noteBody(llvm::Function &F, uint64_t Id);
+
 /// Context-site descriptors of one module: one private string constant per
 /// distinct descriptor, and a constructor that registers them all at start-up
 /// so that the runtime report names entries whose allocations never ran.

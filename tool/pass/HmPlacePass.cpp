@@ -517,9 +517,28 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
         const SourcePos &Pos = C.Frames.front();
         Noted.push_back({CB, contextFrameId(Pos.File, Pos.Line, Pos.Column)});
       }
+    // Calls on a noted parallel region's line other than the fork are the
+    // region's machinery (the outlined function calling its body, the
+    // runtime's loop and reduction calls): the region is noted, they are not.
+    std::set<std::pair<std::string, unsigned>> RegionLines;
+    for (auto &[CB, Id] : Noted)
+      if (forkedRegion(CB)) {
+        SourcePos P = contextOf(CB->getDebugLoc().get()).Frames.front();
+        RegionLines.insert({P.File, P.Line});
+      }
     for (auto &[CB, Id] : Noted) {
       OptimizationRemarkEmitter ORE(CB->getFunction());
       SourcePos Key = contextOf(CB->getDebugLoc().get()).Frames.front();
+      // An OpenMP parallel region: noted in each of its threads.
+      if (Function *Region = forkedRegion(CB)) {
+        noteBody(*Region, Id);
+        ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", CB)
+                 << regionNotedRemark(Key));
+        Changed = true;
+        continue;
+      }
+      if (RegionLines.count({Key.File, Key.Line}))
+        continue;
       CallBase *Now = noteCall(CB, Id);
       if (!Now) {
         ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotNoted", CB)

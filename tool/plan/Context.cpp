@@ -147,8 +147,15 @@ std::string kindConstant(int RuntimeKind) {
 std::string contextTableText(const SourcePos &Where,
                              const std::vector<ContextChoice> &Choices,
                              int Fallback) {
-  std::string Out =
-      quoted(contextFrameText(Where.File, Where.Line, Where.Column)) + ", ";
+  return contextTableText(
+      contextFrameText(Where.File, Where.Line, Where.Column), Choices,
+      Fallback);
+}
+
+std::string contextTableText(StringRef Site,
+                             const std::vector<ContextChoice> &Choices,
+                             int Fallback) {
+  std::string Out = quoted(Site) + ", ";
   for (const ContextChoice &C : Choices) {
     Out += "(" + kindConstant(C.Kind);
     for (const std::string &F : C.CallerText)

@@ -122,6 +122,14 @@ struct ContextChoice {
 std::string contextTableText(const SourcePos &Where,
                              const std::vector<ContextChoice> &Choices,
                              int Fallback);
+/// The same for the site \p Site as written (ContainerSite for the
+/// standard allocator's allocations).
+std::string contextTableText(llvm::StringRef Site,
+                             const std::vector<ContextChoice> &Choices,
+                             int Fallback);
+/// How tables and reports name the allocations of std::allocator that
+/// container entries place, in both front ends.
+inline constexpr llvm::StringLiteral ContainerSite = "std::allocator";
 
 } // namespace hmplace
 

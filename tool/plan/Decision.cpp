@@ -19,7 +19,9 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
     return D;
   case Placement::Contextual:
     D.Act = SiteDecision::PlaceByCallers;
-    D.Table = contextTableText(Key, P.Choices, P.fallbackKind());
+    D.Table = P.Container
+                  ? contextTableText(ContainerSite, P.Choices, P.fallbackKind())
+                  : contextTableText(Key, P.Choices, P.fallbackKind());
     D.Remark = "placed " + At + " by its callers (" + P.contextSummary() + ")";
     return D;
   case Placement::Placed:
@@ -42,6 +44,11 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
 
 std::string notedRemark(const SourcePos &Key) {
   return "call at " + Key.str() + " notes itself for call-stack entries";
+}
+
+std::string regionNotedRemark(const SourcePos &Key) {
+  return "OpenMP region at " + Key.str() +
+         " notes itself for call-stack entries in every thread that runs it";
 }
 
 std::string notNotedMessage(const SourcePos &Key, StringRef Why) {

@@ -44,6 +44,9 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
 
 /// The remark for a call at \p Key noted as a caller frame.
 std::string notedRemark(const SourcePos &Key);
+/// The remark for an OpenMP parallel region at \p Key noted as a caller
+/// frame (in every thread that runs it).
+std::string regionNotedRemark(const SourcePos &Key);
 /// The message for a caller frame at \p Key that cannot be noted.
 std::string notNotedMessage(const SourcePos &Key, llvm::StringRef Why);
 

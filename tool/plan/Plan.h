@@ -168,6 +168,9 @@ struct Placement {
   /// (a site entry for the call), or null for the ordinary heap.
   const PlanEntry *Entry = nullptr;
   std::vector<ContextChoice> Choices; ///< Contextual: best first
+  /// Contextual: the call is the standard allocator's (container entries);
+  /// its table names the site "std::allocator" in every front end.
+  bool Container = false;
   /// Contextual: the runtime kind when no choice matches (-1: the heap).
   int fallbackKind() const;
   /// Contextual: "call-stack entries: 'a' 'b'; otherwise KIND", as both
@@ -224,6 +227,10 @@ public:
   /// frame is compared. Records the use for reportUsage().
   bool isNoted(const CallContext &C,
                std::vector<const PlanEntry *> *Through = nullptr);
+  /// The container entries (Context.h) whose first user frame is the call
+  /// \p C, as the choices of a table, best first: what the allocations the
+  /// standard allocator makes while \p C runs are checked against.
+  std::vector<ContextChoice> containerChoicesFor(const CallContext &C) const;
   /// Whether an entry's innermost frame is on \p Line: a call on any other
   /// line (and not the standard allocator's) is decided without the matcher,
   /// which a front end with thousands of calls per file may skip.

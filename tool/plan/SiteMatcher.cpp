@@ -172,6 +172,27 @@ bool SiteMatcher::isNoted(const CallContext &C,
   return Noted;
 }
 
+std::vector<ContextChoice>
+SiteMatcher::containerChoicesFor(const CallContext &C) const {
+  std::vector<const PlanEntry *> Ents;
+  for (const PlanEntry *E : ContainerEntries) {
+    const EntryShape &S = shape(*E);
+    if (matchFrame(E->Frames[S.FirstCaller], C.Frames.front(), C.CompileDir) !=
+        PathMatch::None)
+      Ents.push_back(E);
+  }
+  // As resolve() orders a context site's choices: most caller frames first,
+  // then plan order.
+  llvm::stable_sort(Ents, [this](const PlanEntry *A, const PlanEntry *B) {
+    const EntryShape &SA = shape(*A), &SB = shape(*B);
+    return SA.EndCaller - SA.FirstCaller > SB.EndCaller - SB.FirstCaller;
+  });
+  std::vector<ContextChoice> Out;
+  for (const PlanEntry *E : Ents)
+    Out.push_back(choiceFor(*E, shape(*E).FirstCaller, shape(*E).EndCaller));
+  return Out;
+}
+
 std::vector<Placement> SiteMatcher::resolve() {
   std::vector<std::vector<Candidate>> All;
   All.reserve(Calls.size());
@@ -279,15 +300,22 @@ std::vector<Placement> SiteMatcher::resolve() {
       continue;
     }
     Pl.State = Placement::Contextual;
+    Pl.Container = Calls[I].StdAllocator;
   }
   return Out;
 }
 
 std::vector<const PlanEntry *> SiteMatcher::unmatched() const {
   std::vector<const PlanEntry *> Out;
-  for (const PlanEntry &E : P.Entries)
-    if (!Used.count(&E))
-      Out.push_back(&E);
+  for (const PlanEntry &E : P.Entries) {
+    // A container entry is applied where its user frame is noted: the
+    // standard allocator's call is the pass's to see, not hmrewrite's.
+    const EntryShape &S = shape(E);
+    if (Used.count(&E) || (S.How == EntryShape::Container &&
+                           NotedFrames.count({&E, S.FirstCaller})))
+      continue;
+    Out.push_back(&E);
+  }
   return Out;
 }
 
@@ -367,9 +395,9 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
     else if (S.How == EntryShape::Container)
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +
-                   "' names a container allocation (std::allocator), which "
-                   "only HmPlace.so places: the allocation is inside the C++ "
-                   "standard library");
+                   "' names a container allocation whose user frame '" +
+                   E->Frames[S.FirstCaller].str() +
+                   "' matched no call in the processed files (stale plan?)");
     else
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +

@@ -41,12 +41,15 @@ def main():
     ap.add_argument("--report", action="store_true",
                     help="append the runtime's per-entry report")
     ap.add_argument("--args", default="", help="program arguments")
+    ap.add_argument("--libs", default="",
+                    help="more libraries for every link (-lhmplace-cxx)")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
 
     cc = a.clangxx if a.cxx else a.clang
     extra = shlex.split(a.cflags)
-    link = ["-L" + a.libdir, "-Wl,-rpath," + a.libdir, "-lhmplace", "-lm"]
+    link = (["-L" + a.libdir, "-Wl,-rpath," + a.libdir] + shlex.split(a.libs) +
+            ["-lhmplace", "-lm"])
     env = dict(os.environ, MEMKIND_HBW_NODES="0", HMPLACE_REPORT="")
     env.pop("HMPLACE_REPORT")
     outputs = {}
