@@ -13,7 +13,9 @@
 //      blank line stays between the includes and the code);
 //   2. right after the last include when one blank line follows it;
 //   3. else the first blank line at file scope before the first edit;
-//   4. else (no blank line to take) a new line after the last include,
+//   4. else the last blank line at file scope before the last include
+//      (between two groups of includes, say);
+//   5. else (no blank line to take) a new line after the last include,
 //      followed by `#line N`, which gives the lines below their old numbers
 //      in the compiler's view (an editor then shows them one line lower:
 //      the README says so).
@@ -196,7 +198,10 @@ IncludeEdit runtimeIncludeEdit(StringRef Text, const FileLayout &Layout,
   for (size_t J = K; J < Lines.size() && Lines[J].Begin < FirstEdit; ++J)
     if (AtFileScope(Lines[J]))
       return Replace(Lines[J]); // 3
-  // 4: a line of its own, and the numbers of the lines below restored.
+  for (size_t J = K; J-- > 0;)
+    if (AtFileScope(Lines[J]))
+      return Replace(Lines[J]); // 4
+  // 5: a line of its own, and the numbers of the lines below restored.
   StringRef EOL = Text.contains("\r\n") ? "\r\n" : "\n";
   unsigned LineNo = 1; // of the text after the anchor (a BOM is no line)
   for (size_t I = 0; I < Lines.size() && Lines[I].Next <= Anchor; ++I)
@@ -217,7 +222,7 @@ std::optional<IncludeEdit> runtimeIncludeRemoval(StringRef Text,
   StringRef Line = Text.slice(B, E).rtrim("\r\n").trim();
   if (Line != "#include <hmplace.h>")
     return std::nullopt; // the user's own spelling: theirs to keep
-  // Rule 4 above added a #line after it: both lines go.
+  // Rule 5 above added a #line after it: both lines go.
   size_t NL = Text.find('\n', E);
   StringRef Next = Text.slice(E, NL == StringRef::npos ? Text.size() : NL);
   unsigned LineNo = 1 + unsigned(Text.take_front(B).count('\n'));
