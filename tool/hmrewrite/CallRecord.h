@@ -65,6 +65,10 @@ struct CallRecord {
   std::string Macro;     ///< macro whose body holds the call
   std::string Enclosing; ///< function the call is in
   std::string Callee;    ///< caller frames: the function called, if direct
+  /// --list-sites: a call that makes a standard container allocate
+  /// (`std::vector<double>::resize`); its key is the user frame of a
+  /// container entry.
+  std::string ContainerOp;
   /// new-expressions: the kind goes at NewOffset, as ` (KIND)` after the
   /// `new` keyword, or as `KIND, ` before `std::nothrow` (NewInParens).
   bool IsNew = false, NewInParens = false;

@@ -475,6 +475,11 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
     } else if (!Ps.empty() && Ps[0].get<CXXCtorInitializer>()) {
       R.NoteProblem = "it initialises a member in a constructor's "
                       "initializer list, where no note can go in the source";
+    } else if (!isa<CXXTemporaryObjectExpr>(Construct) &&
+               (Ps.empty() || !Ps[0].get<CXXFunctionalCastExpr>())) {
+      R.NoteProblem = "it constructs an object inside a larger expression "
+                      "(a new-expression or a conversion), where no note can "
+                      "go in the source";
     }
   }
   CharSourceRange Use = SM.getExpansionRange(

@@ -13,6 +13,7 @@
 #include "Rewrite.h"
 
 #include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtOpenMP.h"
 #include "clang/Basic/CharInfo.h"
@@ -20,6 +21,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
 using namespace llvm;
@@ -141,6 +143,28 @@ public:
   bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
     if (!CE->getConstructor()->isTrivial())
       recordCaller(L, CE, CurFn, IDir, Out);
+    if (L.session().listsContainers() && CE->getNumArgs() > 0 &&
+        standsAlone(CE))
+      recordContainerOp(CE, CE->getConstructor()->getParent(), "");
+    return true;
+  }
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *CE) {
+    if (!L.session().listsContainers())
+      return true;
+    const CXXMethodDecl *M = CE->getMethodDecl();
+    if (M && !M->isConst() && allocates(M))
+      recordContainerOp(CE, M->getParent(), M->getNameAsString());
+    return true;
+  }
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *CE) {
+    // v = w, s += t, m[key] on standard containers.
+    if (!L.session().listsContainers())
+      return true;
+    const auto *M = dyn_cast_or_null<CXXMethodDecl>(CE->getDirectCallee());
+    if (M && allocates(M))
+      recordContainerOp(CE, M->getParent(), M->getNameAsString());
     return true;
   }
 
@@ -182,6 +206,79 @@ public:
   }
 
 private:
+  /// Whether \p RD is a standard container (or string), whose operations
+  /// allocate through std::allocator.
+  static bool isStdContainer(const CXXRecordDecl *RD) {
+    if (!RD || !RD->getIdentifier() || !RD->isInStdNamespace())
+      return false;
+    return StringSwitch<bool>(RD->getName())
+        .Cases("vector", "deque", "list", "forward_list", "basic_string", true)
+        .Cases("map", "multimap", "set", "multiset", true)
+        .Cases("unordered_map", "unordered_multimap", "unordered_set",
+               "unordered_multiset", true)
+        .Default(false);
+  }
+
+  /// Whether the construction \p CE is a statement's own (a variable's
+  /// initialisation, an explicit temporary), not part of a new-expression
+  /// or a conversion: what a caller frame can note.
+  bool standsAlone(const CXXConstructExpr *CE) {
+    if (isa<CXXTemporaryObjectExpr>(CE))
+      return true;
+    DynTypedNodeList Ps = Ctx.getParents(*CE);
+    while (!Ps.empty() && (Ps[0].get<ExprWithCleanups>() ||
+                           Ps[0].get<CXXBindTemporaryExpr>() ||
+                           Ps[0].get<MaterializeTemporaryExpr>()))
+      Ps = Ctx.getParents(Ps[0]);
+    return !Ps.empty() &&
+           (Ps[0].get<VarDecl>() || Ps[0].get<CXXFunctionalCastExpr>());
+  }
+
+  /// Whether the container method \p M may allocate.
+  static bool allocates(const CXXMethodDecl *M) {
+    if (M->getOverloadedOperator() != OO_None)
+      return M->getOverloadedOperator() == OO_Equal ||
+             M->getOverloadedOperator() == OO_PlusEqual ||
+             (M->getOverloadedOperator() == OO_Subscript &&
+              M->getParent()->getName().ends_with("map"));
+    if (!M->getIdentifier())
+      return false;
+    return StringSwitch<bool>(M->getName())
+        .Cases("resize", "reserve", "push_back", "emplace_back", "push_front",
+               "emplace_front", true)
+        .Cases("insert", "emplace", "emplace_hint", "insert_or_assign",
+               "try_emplace", true)
+        .Cases("assign", "append", "shrink_to_fit", "rehash", "merge", true)
+        .Default(false);
+  }
+
+  /// --list-sites: a call that may make a standard container allocate,
+  /// written in a file of the program (its user frame).
+  void recordContainerOp(const Expr *E, const CXXRecordDecl *RD,
+                         StringRef Method) {
+    if (!isStdContainer(RD))
+      return;
+    SourceLocation At = SM.getExpansionLoc(E->getExprLoc());
+    if (SM.isInSystemHeader(At))
+      return;
+    PresumedLoc PL = SM.getPresumedLoc(At);
+    if (PL.isInvalid())
+      return;
+    CallRecord R;
+    R.CompileDir = IDir;
+    R.Key = makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
+                          PL.getColumn());
+    if (CurFn && CurFn->getIdentifier())
+      R.Enclosing = CurFn->getName().str();
+    QualType T = Ctx.getRecordType(RD);
+    PrintingPolicy PP(Ctx.getLangOpts());
+    PP.SuppressScope = false;
+    R.ContainerOp = T.getAsString(PP);
+    if (!Method.empty())
+      R.ContainerOp += "::" + Method.str();
+    Out.push_back(std::move(R));
+  }
+
   /// Start a record, in place at the end of Out, for an allocation whose
   /// expression begins at \p Begin: the key is where it begins, at its macro
   /// use if written through one, in presumed coordinates (#line), exactly as

@@ -332,29 +332,30 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
       OS << "#   " << F << "\n";
   }
   OS << "version: 1\n";
-  // What this command line could rewrite is listed; what it could not is
-  // named in comments, with the reason. System headers are left out.
+  // What a plan can use is listed: sites, sites in macro bodies (which
+  // only HmPlace.so places: marked so in their note), the calls that make
+  // standard containers allocate (container entries, which both front ends
+  // place). What this command line cannot name is a comment, with the
+  // reason. System headers are left out.
   std::vector<const CallRecord *> Sites, Left;
   for (const CallRecord *C : S.allocationSites()) {
     if (C->Edit == CallRecord::InSystemHeader)
       continue;
-    bool Rewritable =
-        C->NotPlaceable.empty() && C->Edit == CallRecord::Editable;
-    (Rewritable ? Sites : Left).push_back(C);
+    bool Usable =
+        C->NotPlaceable.empty() &&
+        (C->Edit == CallRecord::Editable || C->Edit == CallRecord::InMacroBody);
+    (Usable ? Sites : Left).push_back(C);
   }
   for (const CallRecord *C : Left) {
-    OS << "# not rewritable by this command: " << frameText(C->Key) << " "
-       << C->Fn->Name << ": ";
+    OS << "# not listed: " << frameText(C->Key) << " " << C->Fn->Name << ": ";
     if (!C->NotPlaceable.empty())
       OS << C->NotPlaceable;
-    else if (C->Edit == CallRecord::InMacroBody)
-      OS << "inside the body of macro " << C->Macro
-         << " (HmPlace.so places it, or a call-stack entry)";
     else
       OS << "in a file not rewritten (select it with --header-filter)";
     OS << "\n";
   }
-  if (Sites.empty()) {
+  std::vector<const CallRecord *> Containers = S.containerSites();
+  if (Sites.empty() && Containers.empty()) {
     OS << "sites: []\n";
     return;
   }
@@ -376,7 +377,11 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
        << "\n    note: \"" << C->Fn->Name;
     if (!C->Enclosing.empty())
       OS << " in " << C->Enclosing;
-    if (!C->Macro.empty())
+    if (C->Edit == CallRecord::InMacroBody)
+      OS << ", in the body of macro " << C->Macro
+         << " (HmPlace.so only: hmrewrite cannot edit a body every use "
+            "shares)";
+    else if (!C->Macro.empty())
       OS << ", through macro " << C->Macro;
     if (C->AlreadyPlaced)
       OS << ", already rewritten";
@@ -403,6 +408,12 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
     };
     Walk(C->Enclosing);
   }
+  for (const CallRecord *C : Containers)
+    OS << "  - stack: [std::allocator, " << frameText(C->Key)
+       << "]\n    kind: " << Kind << "\n    note: \"" << C->ContainerOp
+       << (C->Enclosing.empty() ? "" : " in " + C->Enclosing)
+       << ": the container's buffers (a rewritten program links "
+          "-lhmplace-cxx)\"\n";
 }
 
 } // namespace hmplace

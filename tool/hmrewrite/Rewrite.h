@@ -86,6 +86,12 @@ public:
   /// Record every call (for --list-sites with callers), not only those on
   /// the plan's caller lines.
   void setRecordAllCalls(bool B) { RecordAllCalls = B; }
+  /// Record the calls that make standard containers allocate (for
+  /// --list-sites: container entries).
+  void setListContainers(bool B) { ListContainers = B; }
+  bool listsContainers() const { return ListContainers; }
+  /// Container operations found (--list-sites), in file order.
+  std::vector<const CallRecord *> containerSites() const;
   /// Every recorded call that is not an allocation (candidate callers).
   std::vector<const CallRecord *> callerSites() const;
 
@@ -166,7 +172,7 @@ private:
   const Plan *ThePlan;
   DiagEngine &D;
   std::string HeaderFilter;
-  bool RecordAllCalls = false;
+  bool RecordAllCalls = false, ListContainers = false;
   /// The plan's matcher: which lines hold caller frames while TUs are
   /// parsed, every decision in finish().
   std::optional<SiteMatcher> Matcher;

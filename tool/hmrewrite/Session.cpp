@@ -103,8 +103,28 @@ unsigned RewriteSession::skippedCount() const {
 std::vector<const CallRecord *> RewriteSession::callerSites() const {
   std::vector<const CallRecord *> Out;
   for (const CallRecord &C : Calls)
-    if (!C.Fn)
+    if (!C.Fn && C.ContainerOp.empty())
       Out.push_back(&C);
+  return Out;
+}
+
+std::vector<const CallRecord *> RewriteSession::containerSites() const {
+  std::vector<const CallRecord *> Out;
+  for (const CallRecord &C : Calls)
+    if (!C.ContainerOp.empty())
+      Out.push_back(&C);
+  llvm::sort(Out, [](const CallRecord *A, const CallRecord *B) {
+    return std::tie(A->Key.File, A->Key.Line, A->Key.Column) <
+           std::tie(B->Key.File, B->Key.Line, B->Key.Column);
+  });
+  // The same line and column once (a template's instances).
+  Out.erase(std::unique(Out.begin(), Out.end(),
+                        [](const CallRecord *A, const CallRecord *B) {
+                          return A->Key.File == B->Key.File &&
+                                 A->Key.Line == B->Key.Line &&
+                                 A->Key.Column == B->Key.Column;
+                        }),
+            Out.end());
   return Out;
 }
 

@@ -166,6 +166,7 @@ int main(int argc, const char **argv) {
   S.setRemarks(Remarks);
   S.setHeaderFilter(HeaderFilter);
   S.setRecordAllCalls(ListSites && ListDepth > 1);
+  S.setListContainers(ListSites);
   S.setVerbose(Verbose);
   S.setDispatchFrees(DispatchFrees);
   BuildCommands Commands(Opts->getCompilations(), D);

@@ -38,6 +38,8 @@ uint64_t contextFrameId(StringRef Path, unsigned Line, unsigned Column) {
 }
 
 bool isStdLibraryFile(StringRef Path) {
+  if (Path == ContainerSite) // a plan's `std::allocator` frame
+    return true;
   // Installed headers: /usr/include/c++/12/bits/stl_vector.h, libc++'s
   // .../c++/v1/__memory/allocator.h.
   if (Path.contains("/c++/"))

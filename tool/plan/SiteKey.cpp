@@ -17,6 +17,8 @@ std::string Frame::str() const {
   case Form::Source:
     break;
   }
+  if (Line == 0) // std::allocator
+    return File;
   std::string S = File + ":" + std::to_string(Line);
   if (Column)
     S += ":" + std::to_string(Column);
@@ -33,6 +35,12 @@ std::optional<Frame> parseFrame(StringRef Text, std::string &Err) {
   if (T.empty()) {
     Err = "empty frame; expected file:line or file:line:col";
     return std::nullopt;
+  }
+  // The standard allocator, wherever the C++ library has it: the innermost
+  // frame of a container entry (Context.h).
+  if (T == "std::allocator") {
+    F.File = T.str();
+    return F;
   }
   // Source form, parsed from the right so that paths may contain ':'.
   // Blanks around the numbers are ignored, so that what str() prints (no

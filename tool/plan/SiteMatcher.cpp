@@ -353,7 +353,9 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
   unsigned Unexamined = 0;
   for (const PlanEntry *E : unmatched()) {
     const EntryShape &S = shape(*E);
-    const Frame &F = E->Frames.front();
+    // A container entry is examined where its user frame's file is read.
+    const Frame &F = S.How == EntryShape::Container ? E->Frames[S.FirstCaller]
+                                                    : E->Frames.front();
     if (C && F.Kind == Frame::Form::Source && S.How != EntryShape::Unusable) {
       if (Failed.namedBy(F.File, P.PlanDir)) {
         D.report(E->KeyLoc, Severity::Warning,
