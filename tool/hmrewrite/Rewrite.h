@@ -124,7 +124,9 @@ public:
   std::vector<const CallRecord *> allocationSites() const;
   /// The run's one summary line (without the "hmrewrite: " prefix): what
   /// was placed, noted and changed, and the plan entries not applied.
-  std::string summary() const;
+  /// \p LeftAlone: changed files that were not written (they would not
+  /// compile).
+  std::string summary(unsigned LeftAlone = 0) const;
   /// Allocation calls in inactive preprocessor branches of edited files.
   unsigned skippedCount() const;
   /// The files each main file's TU read (absolute), by main file.

@@ -409,7 +409,7 @@ static std::string count(unsigned N, StringRef One, StringRef Many) {
   return std::to_string(N) + " " + (N == 1 ? One : Many).str();
 }
 
-std::string RewriteSession::summary() const {
+std::string RewriteSession::summary(unsigned LeftAlone) const {
   std::string Out;
   unsigned Changes = NumPlaced + NumNoted + NumRekinded + NumUnplaced +
                      NumReframed + NumUnnoted + NumDispatch;
@@ -446,7 +446,10 @@ std::string RewriteSession::summary() const {
       Out += ", " +
              count(NumDispatch, "free/realloc call", "free/realloc calls") +
              " dispatched";
-    Out += ", " + count(Edits.size(), "file", "files") + " changed";
+    Out += ", " + count(Edits.size() - LeftAlone, "file", "files") + " changed";
+    if (LeftAlone)
+      Out += " (" + count(LeftAlone, "file", "files") +
+             " left as before: the new text would not compile)";
   }
   if (!NotApplied.empty())
     Out += "; " + count(NotApplied.size(), "plan entry", "plan entries") +

@@ -227,8 +227,8 @@ int main(int argc, const char **argv) {
   // nothing is written at all.
   bool OK = S.finish();
   bool Written = false;
+  std::set<std::string> Broken;
   if (OK) {
-    std::set<std::string> Broken;
     if (Checked)
       Broken = verifyRewrite(S, newContents(S, D), MakeTool, D);
     Written = InPlace                ? writeInPlace(S, D, Broken)
@@ -236,6 +236,6 @@ int main(int argc, const char **argv) {
                                      : printDiff(S, outs(), D);
     Written &= Broken.empty();
   }
-  errs() << "hmrewrite: " << S.summary() << "\n";
+  errs() << "hmrewrite: " << S.summary(Broken.size()) << "\n";
   return (OK && Written && S.failedFiles().empty() && D.errors() == 0) ? 0 : 1;
 }
