@@ -131,9 +131,11 @@ CompileCommand BuildCommands::adjust(CompileCommand C) const {
     std::string Err;
     It = Wrappers.emplace(Name, askMPIWrapper(Name, Err)).first;
     if (!It->second)
-      D.report(Severity::Warning,
-               "cannot expand the MPI compiler wrapper '" + Name + "': " + Err +
-                   "; its files are parsed without MPI's include paths");
+      D.report(C.Filename, Severity::Warning,
+               "cannot expand the MPI compiler wrapper '" + Name +
+                   "' of this file's compile command: " + Err +
+                   "; the files it compiles are parsed without MPI's include "
+                   "paths");
   }
   if (!It->second)
     return C;
