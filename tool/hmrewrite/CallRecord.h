@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -26,11 +27,11 @@ namespace hmplace {
 
 /// One call of an allocation or free function, or a call that may be a
 /// caller frame of a call-stack entry (Fn null), as recorded from a TU.
-struct CallRecord {
-  const AllocFn *Fn = nullptr; ///< null: a candidate caller frame
-  /// Caller frames: the text range to wrap in a hmplace.h form (the call,
-  /// the macro use it is written through, or the declaration or statement
-  /// that use is), which form, or why it cannot be wrapped.
+/// What only a candidate caller frame has: the text range to wrap in a
+/// hmplace.h form (the call, the macro use it is written through, or the
+/// declaration or statement that use is), which form, or why it cannot be
+/// wrapped; or, if an earlier run wrapped it, that wrapper.
+struct NoteSite {
   /// NoteBlock: an OpenMP parallel region's body, noted from its first to
   /// its last statement (HMPLACE_CALLER_BLOCK / _END); NoteBegin is where
   /// the first goes, NoteEnd where the second, and BlockBraces says the body
@@ -51,6 +52,24 @@ struct CallRecord {
   /// NoteBlock wrappers: what the wrapper's two parts occupy, to take out,
   /// and the second part's frame.
   unsigned EndBegin = 0, EndEnd = 0, Frame2Begin = 0, Frame2End = 0;
+  std::string Callee; ///< the function called, if direct
+  /// --list-sites: a call that makes a standard container allocate
+  /// (`std::vector<double>::resize`); its key is the user frame of a
+  /// container entry.
+  std::string ContainerOp;
+};
+
+/// One call of an allocation or free function, or a candidate caller frame
+/// (Fn null, Note set), as recorded from a TU. Site-dense files have tens of
+/// thousands: what only caller frames need is kept apart.
+struct CallRecord {
+  const AllocFn *Fn = nullptr;    ///< null: a candidate caller frame
+  std::unique_ptr<NoteSite> Note; ///< candidate caller frames only
+  NoteSite &note() {
+    if (!Note)
+      Note = std::make_unique<NoteSite>();
+    return *Note;
+  }
   bool AlreadyPlaced = false; ///< a placed hmplace_* call (rewritten before)
   bool Dispatching = false;   ///< hmplace_free, hmplace_realloc
   SourcePos Key;              ///< the site key (expansion position)
@@ -64,11 +83,6 @@ struct CallRecord {
   unsigned ArgOffset = 0;
   std::string Macro;     ///< macro whose body holds the call
   std::string Enclosing; ///< function the call is in
-  std::string Callee;    ///< caller frames: the function called, if direct
-  /// --list-sites: a call that makes a standard container allocate
-  /// (`std::vector<double>::resize`); its key is the user frame of a
-  /// container entry.
-  std::string ContainerOp;
   /// new-expressions: the kind goes at NewOffset, as ` (KIND)` after the
   /// `new` keyword, or as `KIND, ` before `std::nothrow` (NewInParens).
   bool IsNew = false, NewInParens = false;

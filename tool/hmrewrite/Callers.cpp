@@ -122,11 +122,11 @@ std::optional<Wrapper> parseWrapper(StringRef Buf, unsigned Offset,
     return std::nullopt;
   StringRef Name = R.tok().getRawIdentifier();
   if (Name == CallerMacro)
-    W.Form = CallRecord::NoteExpr;
+    W.Form = NoteSite::NoteExpr;
   else if (Name == CallerStmtMacro)
-    W.Form = CallRecord::NoteStmt;
+    W.Form = NoteSite::NoteStmt;
   else if (Name == CallerDeclMacro)
-    W.Form = CallRecord::NoteDecl;
+    W.Form = NoteSite::NoteDecl;
   else
     return std::nullopt;
   if (!R.next().is(tok::l_paren))
@@ -163,7 +163,7 @@ static std::optional<Wrapper> parseBlockPart(StringRef Buf, unsigned Offset,
                                              const LangOptions &LO) {
   RawTokens R(Buf, Offset, LO);
   Wrapper W;
-  W.Form = CallRecord::NoteBlock;
+  W.Form = NoteSite::NoteBlock;
   R.next();
   if (!R.ident(Name))
     return std::nullopt;
@@ -297,17 +297,17 @@ void recordRegion(EditLocator &L, const OMPExecutableDirective *D,
   if (!Wrapped && (!S.recordsCallers() || !S.isNoteLine(PL.getLine())))
     return;
   CallRecord R;
-  R.Form = CallRecord::NoteBlock;
-  R.CPlusPlus = LO.CPlusPlus;
+  R.note().Form = NoteSite::NoteBlock;
+  R.note().CPlusPlus = LO.CPlusPlus;
   R.CompileDir = CompileDir;
   R.Key = makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
                         PL.getColumn());
   if (CurFn && CurFn->getIdentifier())
     R.Enclosing = CurFn->getName().str();
-  R.Callee = "OpenMP region";
+  R.note().Callee = "OpenMP region";
   auto Done = [&](const char *Problem = nullptr) {
     if (Problem)
-      R.NoteProblem = Problem;
+      R.note().NoteProblem = Problem;
     Out.push_back(std::move(R));
   };
   if (isOpenMPTargetExecutionDirective(DK) || isOpenMPTeamsDirective(DK) ||
@@ -353,32 +353,34 @@ void recordRegion(EditLocator &L, const OMPExecutableDirective *D,
               : parseBlockPart(Buf, unsigned(EndAt), BlockEndMacro, LO);
       if (!E || !Buf.slice(E->End, Last).trim().empty())
         return Done("its region's body holds half of an earlier note");
-      R.AlreadyNoted = true;
+      R.note().AlreadyNoted = true;
       // What the earlier run added: " NAME(...);" after the brace and
       // "NAME_END(...); " before it; where a formatter moved them to lines
       // of their own, the parts alone.
-      R.WrapBegin = Buf.slice(Open, W->Begin).contains('\n') ? W->Begin : Open;
-      R.WrapEnd = W->End;
-      R.EndBegin = E->Begin;
-      R.EndEnd = Buf.slice(E->End, Close).contains('\n') ? E->End : Close;
-      R.FirstBegin = W->FirstBegin;
-      R.FirstEnd = W->FirstEnd;
-      R.FirstText = Buf.slice(W->FirstBegin, W->FirstEnd).str();
-      R.Frame2Begin = E->FrameBegin;
-      R.Frame2End = E->FrameEnd;
+      R.note().WrapBegin =
+          Buf.slice(Open, W->Begin).contains('\n') ? W->Begin : Open;
+      R.note().WrapEnd = W->End;
+      R.note().EndBegin = E->Begin;
+      R.note().EndEnd =
+          Buf.slice(E->End, Close).contains('\n') ? E->End : Close;
+      R.note().FirstBegin = W->FirstBegin;
+      R.note().FirstEnd = W->FirstEnd;
+      R.note().FirstText = Buf.slice(W->FirstBegin, W->FirstEnd).str();
+      R.note().Frame2Begin = E->FrameBegin;
+      R.note().Frame2End = E->FrameEnd;
       return Done();
     }
-    R.NoteBegin = Open;
-    R.NoteEnd = Close;
+    R.note().NoteBegin = Open;
+    R.note().NoteEnd = Close;
   } else if (isa<Expr>(Body)) {
     // A single expression statement: braces around it and its semicolon.
     SourceLocation Semi = Lexer::findLocationAfterToken(
         BR.getEnd(), tok::semi, SM, LO, /*SkipTrailingWhitespace=*/false);
     if (Semi.isInvalid())
       return Done("its region's body is not followed by a ';'");
-    R.BlockBraces = true;
-    R.NoteBegin = L.offsetOf(BR.getBegin());
-    R.NoteEnd = L.offsetOf(Semi);
+    R.note().BlockBraces = true;
+    R.note().NoteBegin = L.offsetOf(BR.getBegin());
+    R.note().NoteEnd = L.offsetOf(Semi);
   } else {
     return Done("its region's body is a single statement that is not an "
                 "expression (put it in braces)");
@@ -446,16 +448,17 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   if (PL.isInvalid() || (!Wrapped && !S.isNoteLine(PL.getLine())))
     return;
   CallRecord R;
-  R.CPlusPlus = LO.CPlusPlus;
+  R.note().CPlusPlus = LO.CPlusPlus;
   R.CompileDir = CompileDir;
   R.Key = makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
                         PL.getColumn());
   if (CurFn && CurFn->getIdentifier())
     R.Enclosing = CurFn->getName().str();
   if (Construct)
-    R.Callee = Construct->getConstructor()->getParent()->getNameAsString();
+    R.note().Callee =
+        Construct->getConstructor()->getParent()->getNameAsString();
   else if (Callee && Callee->getIdentifier())
-    R.Callee = Callee->getName().str();
+    R.note().Callee = Callee->getName().str();
 
   // A constructor of a variable: the declaration is what gets wrapped.
   const DeclStmt *DeclOf = nullptr;
@@ -473,13 +476,15 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
       DynTypedNodeList G = Ctx.getParents(*VD);
       DeclOf = G.empty() ? nullptr : G[0].get<DeclStmt>();
     } else if (!Ps.empty() && Ps[0].get<CXXCtorInitializer>()) {
-      R.NoteProblem = "it initialises a member in a constructor's "
-                      "initializer list, where no note can go in the source";
+      R.note().NoteProblem =
+          "it initialises a member in a constructor's "
+          "initializer list, where no note can go in the source";
     } else if (!isa<CXXTemporaryObjectExpr>(Construct) &&
                (Ps.empty() || !Ps[0].get<CXXFunctionalCastExpr>())) {
-      R.NoteProblem = "it constructs an object inside a larger expression "
-                      "(a new-expression or a conversion), where no note can "
-                      "go in the source";
+      R.note().NoteProblem =
+          "it constructs an object inside a larger expression "
+          "(a new-expression or a conversion), where no note can "
+          "go in the source";
     }
   }
   CharSourceRange Use = SM.getExpansionRange(
@@ -498,7 +503,7 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   if (FID != SM.getMainFileID() && !Facts.Selected)
     R.Edit = CallRecord::InOtherFile;
   if (Facts.Path.empty() || SM.getFileID(Use.getEnd()) != FID) {
-    R.NoteProblem = "it spans files";
+    R.note().NoteProblem = "it spans files";
     Out.push_back(std::move(R));
     return;
   }
@@ -514,27 +519,27 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   // wrapper begins where the call (or its macro use) began; its frame keeps
   // the column the call had (a member name inside it, say).
   if (std::optional<Wrapper> W = parseWrapper(Buf, UseBegin, LO)) {
-    R.AlreadyNoted = true;
-    R.Form = W->Form;
-    R.WrapBegin = W->Begin;
-    R.WrapEnd = W->End;
-    R.InnerBegin = W->InnerBegin;
-    R.InnerEnd = W->InnerEnd;
-    R.FirstBegin = W->FirstBegin;
-    R.FirstEnd = W->FirstEnd;
-    R.FirstText = Buf.slice(W->FirstBegin, W->FirstEnd).str();
+    R.note().AlreadyNoted = true;
+    R.note().Form = W->Form;
+    R.note().WrapBegin = W->Begin;
+    R.note().WrapEnd = W->End;
+    R.note().InnerBegin = W->InnerBegin;
+    R.note().InnerEnd = W->InnerEnd;
+    R.note().FirstBegin = W->FirstBegin;
+    R.note().FirstEnd = W->FirstEnd;
+    R.note().FirstText = Buf.slice(W->FirstBegin, W->FirstEnd).str();
     R.Key.Column = W->Column;
     Out.push_back(std::move(R));
     return;
   }
-  if (!R.NoteProblem.empty()) {
+  if (!R.note().NoteProblem.empty()) {
     Out.push_back(std::move(R));
     return;
   }
-  R.NoteBegin = UseBegin;
-  R.NoteEnd = UseEnd;
+  R.note().NoteBegin = UseBegin;
+  R.note().NoteEnd = UseEnd;
   if (!CurFn) {
-    R.NoteProblem = "it is outside a function";
+    R.note().NoteProblem = "it is outside a function";
     Out.push_back(std::move(R));
     return;
   }
@@ -571,41 +576,44 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
     const auto *DS = Parent.get<DeclStmt>();
     DynTypedNodeList G = DS ? Ctx.getParents(*DS) : DynTypedNodeList(Parent);
     if (!DS || G.empty() || !G[0].get<CompoundStmt>())
-      R.NoteProblem = "its macro use declares a variable outside a block "
-                      "(a for statement's, say), where no note can go";
+      R.note().NoteProblem =
+          "its macro use declares a variable outside a block "
+          "(a for statement's, say), where no note can go";
     else if (!NextTokenIsSemi() ||
              SM.getExpansionLoc(DS->getBeginLoc()) != Use.getBegin())
-      R.NoteProblem = "its macro use is only part of a declaration";
-    R.Form = CallRecord::NoteDecl;
+      R.note().NoteProblem = "its macro use is only part of a declaration";
+    R.note().Form = NoteSite::NoteDecl;
     Evaluated = DS;
     (void)VD;
   } else if (!WholeUse) {
-    R.NoteProblem = "its macro use expands to more than one expression or "
-                    "statement";
+    R.note().NoteProblem =
+        "its macro use expands to more than one expression or "
+        "statement";
   } else if (const auto *E = Node.get<Expr>();
              E && !inStatementPosition(E, Parent, Ctx)) {
-    R.Form = CallRecord::NoteExpr;
+    R.note().Form = NoteSite::NoteExpr;
     Evaluated = E;
     const auto *Cast = Parent.get<ImplicitCastExpr>();
     bool ReadOnly = Cast && (Cast->getCastKind() == CK_LValueToRValue ||
                              Cast->getCastKind() == CK_FunctionToPointerDecay);
     if (!LO.CPlusPlus && E->isGLValue() && !ReadOnly)
-      R.NoteProblem = "it is used as an lvalue, which HMPLACE_CALLER's value "
-                      "cannot be in C";
+      R.note().NoteProblem =
+          "it is used as an lvalue, which HMPLACE_CALLER's value "
+          "cannot be in C";
     else if (E->getType()->isArrayType())
-      R.NoteProblem = "its value is an array";
+      R.note().NoteProblem = "its value is an array";
   } else if (const Stmt *St = Node.get<Stmt>()) {
-    R.Form = CallRecord::NoteStmt;
+    R.note().Form = NoteSite::NoteStmt;
     Evaluated = St;
     if (!NextTokenIsSemi())
-      R.NoteProblem = "its macro use ends a statement without a ';'";
+      R.note().NoteProblem = "its macro use ends a statement without a ';'";
   } else {
-    R.NoteProblem = "its macro use is not an expression, statement or "
-                    "declaration";
+    R.note().NoteProblem = "its macro use is not an expression, statement or "
+                           "declaration";
   }
-  if (Evaluated && R.NoteProblem.empty())
+  if (Evaluated && R.note().NoteProblem.empty())
     if (const Stmt *X = otherCall(Evaluated, CE, Use.getBegin(), Ctx))
-      R.NoteProblem =
+      R.note().NoteProblem =
           "the text to wrap also calls " + describeCall(X, Ctx) +
           ", which would run inside the note, while HmPlace.so notes the "
           "call alone, after its arguments are evaluated (evaluate that "

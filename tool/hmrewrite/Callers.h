@@ -42,7 +42,7 @@ void recordRegion(EditLocator &L, const clang::OMPExecutableDirective *D,
 
 /// An earlier run's `HMPLACE_CALLER*(HMPLACE_FRAME("f.c", L, C), TEXT)`.
 struct Wrapper {
-  CallRecord::NoteForm Form = CallRecord::NoteExpr;
+  NoteSite::NoteForm Form = NoteSite::NoteExpr;
   unsigned Begin = 0, End = 0;           ///< the whole wrapper
   unsigned InnerBegin = 0, InnerEnd = 0; ///< TEXT
   unsigned FrameBegin = 0, FrameEnd = 0; ///< HMPLACE_FRAME(...)

@@ -273,9 +273,9 @@ private:
     QualType T = Ctx.getRecordType(RD);
     PrintingPolicy PP(Ctx.getLangOpts());
     PP.SuppressScope = false;
-    R.ContainerOp = T.getAsString(PP);
+    R.note().ContainerOp = T.getAsString(PP);
     if (!Method.empty())
-      R.ContainerOp += "::" + Method.str();
+      R.note().ContainerOp += "::" + Method.str();
     Out.push_back(std::move(R));
   }
 

@@ -135,7 +135,11 @@ static unsigned codeBoundary(StringRef Text, bool FromBack) {
 IncludeEdit runtimeIncludeEdit(StringRef Text, const FileLayout &Layout,
                                unsigned FirstEdit) {
   static constexpr llvm::StringLiteral Include = "#include <hmplace.h>";
-  std::vector<TextLine> Lines = linesOf(Text);
+  // Only the lines up to the first edit can take the include (a site-dense
+  // file is 50k lines, its first edit near the top).
+  size_t Upto = Text.find('\n', std::min<size_t>(FirstEdit, Text.size()));
+  std::vector<TextLine> Lines = linesOf(
+      Text.take_front(Upto == StringRef::npos ? Text.size() : Upto + 1));
   std::vector<std::pair<unsigned, unsigned>> Conds = Layout.Conditionals;
   unsigned Start = Text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
   // An include guard: a conditional block that is the whole file. Inside it

@@ -363,8 +363,8 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
   std::map<std::string, std::vector<const CallRecord *>> CallersOf;
   if (Depth > 1)
     for (const CallRecord *C : S.callerSites())
-      if (!C->Callee.empty())
-        CallersOf[C->Callee].push_back(C);
+      if (!C->Note->Callee.empty())
+        CallersOf[C->Note->Callee].push_back(C);
   for (auto &[Name, V] : CallersOf)
     llvm::sort(V, [](const CallRecord *A, const CallRecord *B) {
       return std::tie(A->Key.File, A->Key.Line, A->Key.Column) <
@@ -410,7 +410,7 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
   }
   for (const CallRecord *C : Containers)
     OS << "  - stack: [std::allocator, " << frameText(C->Key)
-       << "]\n    kind: " << Kind << "\n    note: \"" << C->ContainerOp
+       << "]\n    kind: " << Kind << "\n    note: \"" << C->Note->ContainerOp
        << (C->Enclosing.empty() ? "" : " in " + C->Enclosing)
        << ": the container's buffers (a rewritten program links "
           "-lhmplace-cxx)\"\n";

@@ -26,23 +26,28 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
   if (Wanted) {
     // The call moved (lines added above it), or the container entries
     // under it changed: the argument follows.
-    if (withoutSpace(C.FirstText) == withoutSpace(Arg)) {
+    if (withoutSpace(C.Note->FirstText) == withoutSpace(Arg)) {
       ++NumAlreadyNoted;
       return;
     }
-    addEdit(C.EditFile, C.FirstBegin, C.FirstEnd - C.FirstBegin, Arg);
-    if (C.Form == CallRecord::NoteBlock)
-      addEdit(C.EditFile, C.Frame2Begin, C.Frame2End - C.Frame2Begin,
-              frameText(C.Key));
+    addEdit(C.EditFile, C.Note->FirstBegin,
+            C.Note->FirstEnd - C.Note->FirstBegin, Arg);
+    if (C.Note->Form == NoteSite::NoteBlock)
+      addEdit(C.EditFile, C.Note->Frame2Begin,
+              C.Note->Frame2End - C.Note->Frame2Begin, frameText(C.Key));
     ++NumReframed;
     return;
   }
-  if (C.Form == CallRecord::NoteBlock) {
-    addEdit(C.EditFile, C.WrapBegin, C.WrapEnd - C.WrapBegin, "");
-    addEdit(C.EditFile, C.EndBegin, C.EndEnd - C.EndBegin, "");
+  if (C.Note->Form == NoteSite::NoteBlock) {
+    addEdit(C.EditFile, C.Note->WrapBegin, C.Note->WrapEnd - C.Note->WrapBegin,
+            "");
+    addEdit(C.EditFile, C.Note->EndBegin, C.Note->EndEnd - C.Note->EndBegin,
+            "");
   } else {
-    addEdit(C.EditFile, C.WrapBegin, C.InnerBegin - C.WrapBegin, "");
-    addEdit(C.EditFile, C.InnerEnd, C.WrapEnd - C.InnerEnd, "");
+    addEdit(C.EditFile, C.Note->WrapBegin,
+            C.Note->InnerBegin - C.Note->WrapBegin, "");
+    addEdit(C.EditFile, C.Note->InnerEnd, C.Note->WrapEnd - C.Note->InnerEnd,
+            "");
   }
   ++NumUnnoted;
   if (Remarks)

@@ -103,7 +103,7 @@ unsigned RewriteSession::skippedCount() const {
 std::vector<const CallRecord *> RewriteSession::callerSites() const {
   std::vector<const CallRecord *> Out;
   for (const CallRecord &C : Calls)
-    if (!C.Fn && C.ContainerOp.empty())
+    if (!C.Fn && C.Note && C.Note->ContainerOp.empty())
       Out.push_back(&C);
   return Out;
 }
@@ -111,7 +111,7 @@ std::vector<const CallRecord *> RewriteSession::callerSites() const {
 std::vector<const CallRecord *> RewriteSession::containerSites() const {
   std::vector<const CallRecord *> Out;
   for (const CallRecord &C : Calls)
-    if (!C.ContainerOp.empty())
+    if (C.Note && !C.Note->ContainerOp.empty())
       Out.push_back(&C);
   llvm::sort(Out, [](const CallRecord *A, const CallRecord *B) {
     return std::tie(A->Key.File, A->Key.Line, A->Key.Column) <
@@ -233,8 +233,8 @@ void RewriteSession::noteCaller(const CallRecord &C,
     return;
   }
   const char *Why = nullptr;
-  if (!C.NoteProblem.empty())
-    Why = C.NoteProblem.c_str();
+  if (!C.Note->NoteProblem.empty())
+    Why = C.Note->NoteProblem.c_str();
   else if (C.Edit == CallRecord::InSystemHeader)
     Why = "it is in a system header";
   else if (C.Edit == CallRecord::InOtherFile || !isRewritten(C.EditFile))
@@ -245,18 +245,20 @@ void RewriteSession::noteCaller(const CallRecord &C,
     NotApplied.insert(Through.begin(), Through.end());
     return;
   }
-  if (C.Form == CallRecord::NoteBlock) {
-    addEdit(C.EditFile, C.NoteBegin, 0, blockOpening(Arg, C.BlockBraces));
-    addEdit(C.EditFile, C.NoteEnd, 0, blockClosing(C.Key, C.BlockBraces));
+  if (C.Note->Form == NoteSite::NoteBlock) {
+    addEdit(C.EditFile, C.Note->NoteBegin, 0,
+            blockOpening(Arg, C.Note->BlockBraces));
+    addEdit(C.EditFile, C.Note->NoteEnd, 0,
+            blockClosing(C.Key, C.Note->BlockBraces));
   } else {
-    addEdit(C.EditFile, C.NoteBegin, 0, wrapperPrefix(C.Form, Arg));
-    addEdit(C.EditFile, C.NoteEnd, 0, ")");
+    addEdit(C.EditFile, C.Note->NoteBegin, 0, wrapperPrefix(C.Note->Form, Arg));
+    addEdit(C.EditFile, C.Note->NoteEnd, 0, ")");
   }
   ++NumNoted;
   if (Remarks)
     D.report(C.Key.str(), Severity::Remark,
-             C.Form == CallRecord::NoteBlock ? regionNotedRemark(C.Key)
-                                             : notedRemark(C.Key));
+             C.Note->Form == NoteSite::NoteBlock ? regionNotedRemark(C.Key)
+                                                 : notedRemark(C.Key));
 }
 
 void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
@@ -330,13 +332,13 @@ bool RewriteSession::finish() {
       // Container entries whose user frame this is: the note also arms the
       // standard allocator's allocations with their table (C++ only).
       std::string Table;
-      if (C.CPlusPlus && llvm::any_of(Through, [&](const PlanEntry *E) {
+      if (C.Note->CPlusPlus && llvm::any_of(Through, [&](const PlanEntry *E) {
             return Matcher->shape(*E).How == EntryShape::Container;
           }))
         Table = contextTableText(ContainerSite,
                                  Matcher->containerChoicesFor(Ctx), -1);
       std::string Arg = callerArgument(C.Key, Table);
-      if (C.AlreadyNoted)
+      if (C.Note->AlreadyNoted)
         reconcileNote(C, Wanted, Arg);
       else if (Wanted)
         noteCaller(C, Through, Arg);

@@ -32,10 +32,10 @@ std::string callerArgument(const SourcePos &P, StringRef ContainerTable) {
       .str();
 }
 
-std::string wrapperPrefix(CallRecord::NoteForm F, StringRef Arg) {
-  StringRef Macro = F == CallRecord::NoteDecl   ? CallerDeclMacro
-                    : F == CallRecord::NoteStmt ? CallerStmtMacro
-                                                : CallerMacro;
+std::string wrapperPrefix(NoteSite::NoteForm F, StringRef Arg) {
+  StringRef Macro = F == NoteSite::NoteDecl   ? CallerDeclMacro
+                    : F == NoteSite::NoteStmt ? CallerStmtMacro
+                                              : CallerMacro;
   return (Macro + "(" + Arg + ", ").str();
 }
 

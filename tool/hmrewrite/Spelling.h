@@ -36,7 +36,7 @@ std::string callerArgument(const SourcePos &P, llvm::StringRef ContainerTable);
 /// What goes before the wrapped text of a caller frame noting \p Arg:
 /// `HMPLACE_CALLER(HMPLACE_FRAME("main.c", 19, 15), ` (or _STMT, _DECL);
 /// `)` goes after it.
-std::string wrapperPrefix(CallRecord::NoteForm F, llvm::StringRef Arg);
+std::string wrapperPrefix(NoteSite::NoteForm F, llvm::StringRef Arg);
 /// What opens and closes a noted block (a parallel region's body), with
 /// the braces when the body had none.
 std::string blockOpening(llvm::StringRef Arg, bool Braces);

@@ -9,6 +9,8 @@ namespace hmplace {
 SiteDecision decideSite(const Placement &P, const SourcePos &Key,
                         StringRef What) {
   SiteDecision D;
+  if (P.State == Placement::Unplanned)
+    return D; // the common case: no text to build
   std::string At = What.str() + " at " + Key.str();
   switch (P.State) {
   case Placement::Unplanned:
