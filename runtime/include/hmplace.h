@@ -126,6 +126,8 @@ void hmplace_scope_exit(void);
  *       the same for an expression statement or a statement-like macro use
  *   HMPLACE_CALLER_DECL(HMPLACE_FRAME("main.c", 25, 3), DECLARE_ARRAY(A, n, m));
  *       the same for a declaration; the names it declares stay in scope
+ *   Mesh(size_t n) : x((HMPLACE_CALLER_INIT(HMPLACE_FRAME("mesh.cpp", 9, 22)), n)) {}
+ *       (C++) a member's constructor, noted while the member is built
  *   #pragma omp parallel
  *   { HMPLACE_CALLER_BLOCK(HMPLACE_FRAME("main.c", 30, 1)); ...
  *     HMPLACE_CALLER_BLOCK_END(HMPLACE_FRAME("main.c", 30, 1)); }
@@ -307,6 +309,11 @@ void hmplace_ctx_register(const char *const *sites, size_t n);
 #define HMPLACE_CALLER_BLOCK(frame)                                           \
   ::hmplace::caller_guard hmplace_block_guard_(frame)
 #define HMPLACE_CALLER_BLOCK_END(frame) hmplace_block_guard_.leave()
+/* A member's constructor in a constructor's initializer list:
+ *   Mesh(size_t n) : x((HMPLACE_CALLER_INIT(HMPLACE_FRAME("mesh.cpp", 9, 22)), n)) {}
+ * the guard is a temporary of the mem-initializer's full-expression, which
+ * ends when the member is constructed. */
+#define HMPLACE_CALLER_INIT(frame) (void)::hmplace::caller_guard(frame)
 #elif defined(__GNUC__) && !defined(HMPLACE_PORTABLE)
 #define HMPLACE_CALLER(frame, ...)                                            \
   (__extension__({                                                            \

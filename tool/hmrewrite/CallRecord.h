@@ -36,7 +36,9 @@ struct NoteSite {
   /// its last statement (HMPLACE_CALLER_BLOCK / _END); NoteBegin is where
   /// the first goes, NoteEnd where the second, and BlockBraces says the body
   /// is a single statement that gets braces around it.
-  enum NoteForm { NoteExpr, NoteStmt, NoteDecl, NoteBlock };
+  /// NoteInit: a member's constructor in a constructor's initializer list;
+  /// the guard goes around its first argument (NoteBegin, NoteEnd).
+  enum NoteForm { NoteExpr, NoteStmt, NoteDecl, NoteBlock, NoteInit };
   NoteForm Form = NoteExpr;
   unsigned NoteBegin = 0, NoteEnd = 0;
   std::string NoteProblem;

@@ -118,21 +118,36 @@ std::optional<Wrapper> parseWrapper(StringRef Buf, unsigned Offset,
   RawTokens R(Buf, Offset, LO);
   Wrapper W;
   W.Begin = Offset;
-  if (!R.next().is(tok::raw_identifier))
+  // `(HMPLACE_CALLER_INIT(frame), ARG)`: a member constructor's first
+  // argument.
+  bool Init = false;
+  if (R.next().is(tok::l_paren)) {
+    Init = true;
+    R.next();
+  }
+  if (!R.tok().is(tok::raw_identifier))
     return std::nullopt;
   StringRef Name = R.tok().getRawIdentifier();
+  if (Init != (Name == CallerInitMacro))
+    return std::nullopt;
   if (Name == CallerMacro)
     W.Form = NoteSite::NoteExpr;
   else if (Name == CallerStmtMacro)
     W.Form = NoteSite::NoteStmt;
   else if (Name == CallerDeclMacro)
     W.Form = NoteSite::NoteDecl;
+  else if (Name == CallerInitMacro)
+    W.Form = NoteSite::NoteInit;
   else
     return std::nullopt;
   if (!R.next().is(tok::l_paren))
     return std::nullopt;
   R.next();
-  if (!parseFirstArgument(R, W) || !R.next().is(tok::comma))
+  if (!parseFirstArgument(R, W))
+    return std::nullopt;
+  if (Init && !R.next().is(tok::r_paren))
+    return std::nullopt;
+  if (!R.next().is(tok::comma))
     return std::nullopt;
   R.next();
   W.InnerBegin = R.offset();
@@ -428,10 +443,29 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   // plan may no longer name the call.
   bool Wrapped =
       Begin.isMacroID() && isCallerWrapperUse(SM, SM.getExpansionLoc(Begin));
-  if (!Wrapped && !S.recordsCallers())
-    return; // the common case: a plan without call-stack entries
   const auto *Call = dyn_cast<CallExpr>(CE);
   const auto *Construct = dyn_cast<CXXConstructExpr>(CE);
+  // A member constructor an earlier run noted: `(HMPLACE_CALLER_INIT(...`
+  // opens its first argument.
+  if (!Wrapped && Construct && Construct->getNumArgs() &&
+      Construct->getArg(0)->getBeginLoc().isFileID()) {
+    bool Invalid = false;
+    const char *P =
+        SM.getCharacterData(Construct->getArg(0)->getBeginLoc(), &Invalid);
+    StringRef Rest =
+        Invalid ? StringRef()
+                : StringRef(
+                      P, std::min<size_t>(
+                             24, SM.getBufferData(
+                                       SM.getFileID(
+                                           Construct->getArg(0)->getBeginLoc()))
+                                         .end() -
+                                     P));
+    Wrapped =
+        Rest.consume_front("(") && Rest.ltrim().starts_with(CallerInitMacro);
+  }
+  if (!Wrapped && !S.recordsCallers())
+    return; // the common case: a plan without call-stack entries
   const FunctionDecl *Callee = Call        ? Call->getDirectCallee()
                                : Construct ? Construct->getConstructor()
                                            : nullptr;
@@ -460,8 +494,10 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   else if (Callee && Callee->getIdentifier())
     R.note().Callee = Callee->getName().str();
 
-  // A constructor of a variable: the declaration is what gets wrapped.
+  // A constructor of a variable: the declaration is what gets wrapped; of a
+  // member in an initializer list: its first argument.
   const DeclStmt *DeclOf = nullptr;
+  const CXXCtorInitializer *InitOf = nullptr;
   if (Construct) {
     // Up through what the initializer's temporaries add around it.
     DynTypedNodeList Ps = Ctx.getParents(*Construct);
@@ -475,10 +511,17 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
         VD->getInit()->IgnoreImplicit() == Construct->IgnoreImplicit()) {
       DynTypedNodeList G = Ctx.getParents(*VD);
       DeclOf = G.empty() ? nullptr : G[0].get<DeclStmt>();
-    } else if (!Ps.empty() && Ps[0].get<CXXCtorInitializer>()) {
-      R.note().NoteProblem =
-          "it initialises a member in a constructor's "
-          "initializer list, where no note can go in the source";
+    } else if (const auto *CD =
+                   Ps.empty() ? nullptr : Ps[0].get<CXXConstructorDecl>()) {
+      // The parent map puts a mem-initializer's expression under the
+      // constructor itself.
+      for (const CXXCtorInitializer *I : CD->inits())
+        if (I->isWritten() && I->getInit() &&
+            I->getInit()->IgnoreImplicit() == Construct->IgnoreImplicit())
+          InitOf = I;
+      if (!InitOf)
+        R.note().NoteProblem = "it constructs an object the source does not "
+                               "spell out, where no note can go";
     } else if (!isa<CXXTemporaryObjectExpr>(Construct) &&
                (Ps.empty() || !Ps[0].get<CXXFunctionalCastExpr>())) {
       R.note().NoteProblem =
@@ -533,6 +576,54 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
     return;
   }
   if (!R.note().NoteProblem.empty()) {
+    Out.push_back(std::move(R));
+    return;
+  }
+  if (InitOf) {
+    // The guard goes around the first written argument; the others are
+    // evaluated in no set order around it, so none may call anything.
+    const Expr *First =
+        Construct->getNumArgs() && !isa<CXXDefaultArgExpr>(Construct->getArg(0))
+            ? Construct->getArg(0)
+            : nullptr;
+    CharSourceRange AR = First ? SM.getExpansionRange(First->getSourceRange())
+                               : CharSourceRange();
+    if (!First)
+      R.note().NoteProblem = "it default-initialises a member, with no "
+                             "argument to hold the note";
+    else if (SM.getFileID(AR.getBegin()) != FID ||
+             SM.getFileID(AR.getEnd()) != FID)
+      R.note().NoteProblem = "its first argument spans files";
+    if (R.note().NoteProblem.empty()) {
+      if (std::optional<Wrapper> W =
+              parseWrapper(Buf, L.offsetOf(AR.getBegin()), LO)) {
+        R.note().AlreadyNoted = true;
+        R.note().Form = W->Form;
+        R.note().WrapBegin = W->Begin;
+        R.note().WrapEnd = W->End;
+        R.note().InnerBegin = W->InnerBegin;
+        R.note().InnerEnd = W->InnerEnd;
+        R.note().FirstBegin = W->FirstBegin;
+        R.note().FirstEnd = W->FirstEnd;
+        R.note().FirstText = Buf.slice(W->FirstBegin, W->FirstEnd).str();
+        Out.push_back(std::move(R));
+        return;
+      }
+      R.note().Form = NoteSite::NoteInit;
+      R.note().NoteBegin = L.offsetOf(AR.getBegin());
+      R.note().NoteEnd =
+          L.offsetOf(AR.getEnd()) +
+          (AR.isTokenRange() ? Lexer::MeasureTokenLength(AR.getEnd(), SM, LO)
+                             : 0);
+      for (const Expr *A : Construct->arguments())
+        if (const Stmt *X = otherCall(A, CE, Use.getBegin(), Ctx)) {
+          R.note().NoteProblem =
+              "its arguments call " + describeCall(X, Ctx) +
+              ", which would run inside the note, while HmPlace.so notes "
+              "the constructor alone, after its arguments are evaluated";
+          break;
+        }
+    }
     Out.push_back(std::move(R));
     return;
   }

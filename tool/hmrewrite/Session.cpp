@@ -416,13 +416,20 @@ std::string RewriteSession::summary(unsigned LeftAlone) const {
   unsigned Changes = NumPlaced + NumNoted + NumRekinded + NumUnplaced +
                      NumReframed + NumUnnoted + NumDispatch;
   if (Changes == 0 && (NumAlreadyPlaced || NumAlreadyNoted)) {
-    Out = NumAlreadyPlaced == 1 ? "the planned site is"
-                                : "the " + std::to_string(NumAlreadyPlaced) +
-                                      " planned sites are";
-    Out += " already placed";
-    if (NumAlreadyNoted)
-      Out += " (" + count(NumAlreadyNoted, "caller frame", "caller frames") +
-             " noted)";
+    if (NumAlreadyPlaced) {
+      Out = NumAlreadyPlaced == 1 ? "the planned site is"
+                                  : "the " + std::to_string(NumAlreadyPlaced) +
+                                        " planned sites are";
+      Out += " already placed";
+      if (NumAlreadyNoted)
+        Out += " (" + count(NumAlreadyNoted, "caller frame", "caller frames") +
+               " noted)";
+    } else {
+      Out = NumAlreadyNoted == 1 ? "the caller frame is"
+                                 : "the " + std::to_string(NumAlreadyNoted) +
+                                       " caller frames are";
+      Out += " already noted";
+    }
     Out += "; nothing to change";
   } else {
     Out = count(NumPlaced, "site", "sites") + " placed (" +

@@ -22,6 +22,7 @@ inline constexpr llvm::StringLiteral FrameMacro = "HMPLACE_FRAME";
 inline constexpr llvm::StringLiteral CallerMacro = "HMPLACE_CALLER";
 inline constexpr llvm::StringLiteral CallerStmtMacro = "HMPLACE_CALLER_STMT";
 inline constexpr llvm::StringLiteral CallerDeclMacro = "HMPLACE_CALLER_DECL";
+inline constexpr llvm::StringLiteral CallerInitMacro = "HMPLACE_CALLER_INIT";
 inline constexpr llvm::StringLiteral ByCallersMacro = "HMPLACE_BY_CALLERS";
 inline constexpr llvm::StringLiteral ContainersMacro = "HMPLACE_CONTAINERS";
 inline constexpr llvm::StringLiteral BlockMacro = "HMPLACE_CALLER_BLOCK";
