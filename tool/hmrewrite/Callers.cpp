@@ -193,6 +193,19 @@ static std::optional<Wrapper> parseBlockPart(StringRef Buf, unsigned Offset,
   return W;
 }
 
+/// An earlier run's wrapper \p W of the call recorded in \p N.
+static void noteWrapper(NoteSite &N, const Wrapper &W, StringRef Buf) {
+  N.AlreadyNoted = true;
+  N.Form = W.Form;
+  N.WrapBegin = W.Begin;
+  N.WrapEnd = W.End;
+  N.InnerBegin = W.InnerBegin;
+  N.InnerEnd = W.InnerEnd;
+  N.FirstBegin = W.FirstBegin;
+  N.FirstEnd = W.FirstEnd;
+  N.FirstText = Buf.slice(W.FirstBegin, W.FirstEnd).str();
+}
+
 /// Whether \p S is a statement child of \p Parent (a statement position:
 /// its value, if any, is discarded), not one of its expressions.
 static bool inStatementPosition(const Stmt *S, const DynTypedNode &Parent,
@@ -562,15 +575,7 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   // wrapper begins where the call (or its macro use) began; its frame keeps
   // the column the call had (a member name inside it, say).
   if (std::optional<Wrapper> W = parseWrapper(Buf, UseBegin, LO)) {
-    R.note().AlreadyNoted = true;
-    R.note().Form = W->Form;
-    R.note().WrapBegin = W->Begin;
-    R.note().WrapEnd = W->End;
-    R.note().InnerBegin = W->InnerBegin;
-    R.note().InnerEnd = W->InnerEnd;
-    R.note().FirstBegin = W->FirstBegin;
-    R.note().FirstEnd = W->FirstEnd;
-    R.note().FirstText = Buf.slice(W->FirstBegin, W->FirstEnd).str();
+    noteWrapper(R.note(), *W, Buf);
     R.Key.Column = W->Column;
     Out.push_back(std::move(R));
     return;
@@ -597,15 +602,7 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
     if (R.note().NoteProblem.empty()) {
       if (std::optional<Wrapper> W =
               parseWrapper(Buf, L.offsetOf(AR.getBegin()), LO)) {
-        R.note().AlreadyNoted = true;
-        R.note().Form = W->Form;
-        R.note().WrapBegin = W->Begin;
-        R.note().WrapEnd = W->End;
-        R.note().InnerBegin = W->InnerBegin;
-        R.note().InnerEnd = W->InnerEnd;
-        R.note().FirstBegin = W->FirstBegin;
-        R.note().FirstEnd = W->FirstEnd;
-        R.note().FirstText = Buf.slice(W->FirstBegin, W->FirstEnd).str();
+        noteWrapper(R.note(), *W, Buf);
         Out.push_back(std::move(R));
         return;
       }

@@ -9,19 +9,9 @@ using namespace llvm;
 
 namespace hmplace {
 
-static std::string quote(StringRef S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    Out += C;
-  }
-  return Out + "\"";
-}
-
 std::string frameText(const SourcePos &P) {
-  return (FrameMacro + "(" + quote(sys::path::filename(P.File)) + ", " +
-          Twine(P.Line) + ", " + Twine(P.Column) + ")")
+  return (FrameMacro + "(" + cStringLiteral(sys::path::filename(P.File)) +
+          ", " + Twine(P.Line) + ", " + Twine(P.Column) + ")")
       .str();
 }
 

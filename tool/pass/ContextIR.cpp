@@ -47,6 +47,20 @@ static Value *stackAddress(IRBuilder<> &B) {
   return B.CreateThreadLocalAddress(G);
 }
 
+/// Push \p Id on the shadow stack where \p B inserts; returns the depth
+/// to restore.
+static Value *pushFrame(IRBuilder<> &B, uint64_t Id) {
+  Value *T = stackAddress(B);
+  Value *D = B.CreateLoad(B.getInt32Ty(), T, "hm.depth");
+  Value *I = B.CreateSelect(B.CreateICmpULT(D, B.getInt32(CtxCap)), D,
+                            B.getInt32(CtxCap));
+  Value *Off = B.CreateAdd(B.CreateShl(B.CreateZExt(I, B.getInt64Ty()), 3),
+                           B.getInt64(8));
+  B.CreateStore(B.getInt64(Id), B.CreateGEP(B.getInt8Ty(), T, Off));
+  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), T);
+  return D;
+}
+
 static void restoreAt(BasicBlock::iterator At, Value *Depth) {
   IRBuilder<> B(At->getParent(), At);
   B.SetCurrentDebugLocation(At->getDebugLoc());
@@ -71,14 +85,7 @@ CallBase *noteCall(CallBase *CB, uint64_t Id) {
   Function &F = *CB->getFunction();
   IRBuilder<> B(CB);
   B.SetCurrentDebugLocation(CB->getDebugLoc());
-  Value *T = stackAddress(B);
-  Value *D = B.CreateLoad(B.getInt32Ty(), T, "hm.depth");
-  Value *I = B.CreateSelect(B.CreateICmpULT(D, B.getInt32(CtxCap)), D,
-                            B.getInt32(CtxCap));
-  Value *Off = B.CreateAdd(B.CreateShl(B.CreateZExt(I, B.getInt64Ty()), 3),
-                           B.getInt64(8));
-  B.CreateStore(B.getInt64(Id), B.CreateGEP(B.getInt8Ty(), T, Off));
-  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), T);
+  Value *D = pushFrame(B, Id);
 
   // A call that may throw where the function (or module) has a C++
   // personality: give it a cleanup pad of its own.
@@ -136,14 +143,7 @@ void noteBody(Function &F, uint64_t Id) {
   if (DISubprogram *SP = F.getSubprogram())
     B.SetCurrentDebugLocation(
         DILocation::get(F.getContext(), SP->getLine(), 0, SP));
-  Value *T = stackAddress(B);
-  Value *D = B.CreateLoad(B.getInt32Ty(), T, "hm.depth");
-  Value *I = B.CreateSelect(B.CreateICmpULT(D, B.getInt32(CtxCap)), D,
-                            B.getInt32(CtxCap));
-  Value *Off = B.CreateAdd(B.CreateShl(B.CreateZExt(I, B.getInt64Ty()), 3),
-                           B.getInt64(8));
-  B.CreateStore(B.getInt64(Id), B.CreateGEP(B.getInt8Ty(), T, Off));
-  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), T);
+  Value *D = pushFrame(B, Id);
   for (BasicBlock &BB : F)
     if (auto *R = dyn_cast<ReturnInst>(BB.getTerminator()))
       restoreAt(R->getIterator(), D);

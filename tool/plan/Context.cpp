@@ -123,8 +123,7 @@ EntryShape shapeOf(const PlanEntry &E) {
   return S;
 }
 
-/// \p S as a C string literal.
-static std::string quoted(StringRef S) {
+std::string cStringLiteral(StringRef S) {
   std::string Out = "\"";
   for (char C : S) {
     if (C == '"' || C == '\\')
@@ -157,11 +156,11 @@ std::string contextTableText(const SourcePos &Where,
 std::string contextTableText(StringRef Site,
                              const std::vector<ContextChoice> &Choices,
                              int Fallback) {
-  std::string Out = quoted(Site) + ", ";
+  std::string Out = cStringLiteral(Site) + ", ";
   for (const ContextChoice &C : Choices) {
     Out += "(" + kindConstant(C.Kind);
     for (const std::string &F : C.CallerText)
-      Out += ", " + quoted(F);
+      Out += ", " + cStringLiteral(F);
     Out += "), ";
   }
   return Out + kindConstant(Fallback);

@@ -68,6 +68,9 @@ uint32_t contextNameHash(llvm::StringRef Path);
 /// (file name only, column if not 0).
 std::string contextFrameText(llvm::StringRef Path, unsigned Line,
                              unsigned Column);
+/// \p S as a C string literal (quotes and backslashes escaped): how a file
+/// name goes into generated source and tables.
+std::string cStringLiteral(llvm::StringRef S);
 /// The runtime's constant for a kind index: HMPLACE_HBW, HMPLACE_HEAP (-1).
 std::string kindConstant(int RuntimeKind);
 
