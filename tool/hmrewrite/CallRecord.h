@@ -48,6 +48,10 @@ struct NoteSite {
   /// wrapped text's, and its first argument (the frame, or the frame and a
   /// container table) as written.
   bool AlreadyNoted = false;
+  /// The wrapper is the previous hmrewrite's `__extension__({ ... hm_ctx_
+  /// = hmplace_ctx_push(0x...); CALL; })`: a rerun puts the current form
+  /// in its place (Form: the one the call's position takes).
+  bool OldStyle = false;
   unsigned WrapBegin = 0, WrapEnd = 0, InnerBegin = 0, InnerEnd = 0;
   unsigned FirstBegin = 0, FirstEnd = 0;
   std::string FirstText;

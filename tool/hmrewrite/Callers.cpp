@@ -447,6 +447,33 @@ static bool isCallerWrapperUse(SourceManager &SM, SourceLocation Use) {
           Rest.starts_with("_DECL("));
 }
 
+/// The previous hmrewrite's caller wrapper around the text [UseBegin,
+/// UseEnd) of \p Buf: `__extension__({ __attribute__((cleanup(
+/// hmplace_ctx_cleanup))) uint32_t hm_ctx_ = hmplace_ctx_push(0xID); ` before
+/// it and `; })` after. Sets the wrapper's range in \p N.
+static bool oldWrapper(StringRef Buf, unsigned UseBegin, unsigned UseEnd,
+                       NoteSite &N) {
+  static constexpr llvm::StringLiteral Prefix =
+      "__extension__({ __attribute__((cleanup(hmplace_ctx_cleanup))) "
+      "uint32_t hm_ctx_ = hmplace_ctx_push(0x";
+  if (!Buf.substr(UseEnd).starts_with("; })") || UseBegin < Prefix.size())
+    return false;
+  StringRef Before = Buf.take_front(UseBegin);
+  size_t At = Before.rfind(Prefix);
+  if (At == StringRef::npos)
+    return false;
+  StringRef Id = Before.drop_front(At + Prefix.size());
+  if (!Id.consume_back("); ") || Id.empty() ||
+      Id.find_first_not_of("0123456789abcdefABCDEF") != StringRef::npos)
+    return false;
+  N.AlreadyNoted = N.OldStyle = true;
+  N.WrapBegin = unsigned(At);
+  N.InnerBegin = UseBegin;
+  N.InnerEnd = UseEnd;
+  N.WrapEnd = UseEnd + 4;
+  return true;
+}
+
 void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
                   StringRef CompileDir, std::vector<CallRecord> &Out) {
   const RewriteSession &S = L.session();
@@ -477,6 +504,20 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
     Wrapped =
         Rest.consume_front("(") && Rest.ltrim().starts_with(CallerInitMacro);
   }
+  // The previous hmrewrite's wrapper ends `; })` right after the call.
+  bool OldWrapped = false;
+  if (!Wrapped && Call) {
+    CharSourceRange U = SM.getExpansionRange(CE->getSourceRange());
+    if (U.getEnd().isFileID()) {
+      bool Invalid = false;
+      SourceLocation After = Lexer::getLocForEndOfToken(
+          U.getEnd(), 0, SM, L.context().getLangOpts());
+      const char *P =
+          After.isValid() ? SM.getCharacterData(After, &Invalid) : nullptr;
+      OldWrapped = P && !Invalid && StringRef(P, 4) == "; })";
+    }
+  }
+  Wrapped |= OldWrapped;
   if (!Wrapped && !S.recordsCallers())
     return; // the common case: a plan without call-stack entries
   const FunctionDecl *Callee = Call        ? Call->getDirectCallee()
@@ -577,6 +618,27 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   if (std::optional<Wrapper> W = parseWrapper(Buf, UseBegin, LO)) {
     noteWrapper(R.note(), *W, Buf);
     R.Key.Column = W->Column;
+    Out.push_back(std::move(R));
+    return;
+  }
+  // The previous hmrewrite's wrapper: its frame is where it begins (the
+  // call's position before it was wrapped); the form the current rewrite
+  // puts in its place follows the position of the whole old wrapper.
+  if (OldWrapped && oldWrapper(Buf, UseBegin, UseEnd, R.note())) {
+    R.Key.Column -= UseBegin - R.note().WrapBegin;
+    DynTypedNodeList Ps = Ctx.getParents(*CE);
+    while (!Ps.empty() && !Ps[0].get<StmtExpr>())
+      Ps = Ctx.getParents(Ps[0]);
+    if (!Ps.empty())
+      Ps = Ctx.getParents(Ps[0]); // the __extension__ around it
+    if (!Ps.empty()) {
+      DynTypedNodeList Outer = Ctx.getParents(Ps[0]);
+      const auto *E = Ps[0].get<Expr>();
+      R.note().Form =
+          E && !Outer.empty() && inStatementPosition(E, Outer[0], Ctx)
+              ? NoteSite::NoteStmt
+              : NoteSite::NoteExpr;
+    }
     Out.push_back(std::move(R));
     return;
   }

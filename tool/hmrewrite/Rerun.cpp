@@ -23,6 +23,16 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
                                    const std::string &Arg) {
   if (C.Edit != CallRecord::Editable || !isRewritten(C.EditFile))
     return;
+  if (C.Note->OldStyle) {
+    // The previous hmrewrite's wrapper: the current form in its place.
+    addEdit(C.EditFile, C.Note->WrapBegin,
+            C.Note->InnerBegin - C.Note->WrapBegin,
+            Wanted ? wrapperPrefix(C.Note->Form, Arg) : "");
+    addEdit(C.EditFile, C.Note->InnerEnd, C.Note->WrapEnd - C.Note->InnerEnd,
+            Wanted ? ")" : "");
+    ++(Wanted ? NumReframed : NumUnnoted);
+    return;
+  }
   if (Wanted) {
     // The call moved (lines added above it), or the container entries
     // under it changed: the argument follows.
@@ -56,9 +66,12 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
                  " is no longer a caller frame of any entry: unwrapped");
 }
 
-/// Whether \p Text is a kind argument hmrewrite writes (and may change).
+/// Whether \p Text is a kind argument hmrewrite writes (and may change):
+/// also the previous hmrewrite's context site, whose private descriptor
+/// the runtime no longer reads.
 static bool isOurKindArgument(StringRef Text) {
-  return Text.starts_with("HMPLACE_");
+  return Text.starts_with("HMPLACE_") ||
+         Text.starts_with("(enum hmplace_kind)hmplace_ctx_kind(");
 }
 
 void RewriteSession::reconcilePlaced(const CallRecord &C,
