@@ -487,7 +487,10 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   const auto *Construct = dyn_cast<CXXConstructExpr>(CE);
   // A member constructor an earlier run noted: `(HMPLACE_CALLER_INIT(...`
   // opens its first argument.
+  // (A default argument has no location: invalid locations count as file
+  // locations.)
   if (!Wrapped && Construct && Construct->getNumArgs() &&
+      Construct->getArg(0)->getBeginLoc().isValid() &&
       Construct->getArg(0)->getBeginLoc().isFileID()) {
     bool Invalid = false;
     const char *P =
@@ -552,6 +555,7 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   // member in an initializer list: its first argument.
   const DeclStmt *DeclOf = nullptr;
   const CXXCtorInitializer *InitOf = nullptr;
+  bool SeveralDeclared = false;
   if (Construct) {
     // Up through what the initializer's temporaries add around it.
     DynTypedNodeList Ps = Ctx.getParents(*Construct);
@@ -565,6 +569,13 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
         VD->getInit()->IgnoreImplicit() == Construct->IgnoreImplicit()) {
       DynTypedNodeList G = Ctx.getParents(*VD);
       DeclOf = G.empty() ? nullptr : G[0].get<DeclStmt>();
+      // One of several variables of a declaration (`Field a(n), b(n);`):
+      // wrapping the statement would note the others' constructors too, so
+      // its first argument holds the note, as a member's does.
+      if (DeclOf && !DeclOf->isSingleDecl()) {
+        DeclOf = nullptr;
+        SeveralDeclared = true;
+      }
     } else if (const auto *CD =
                    Ps.empty() ? nullptr : Ps[0].get<CXXConstructorDecl>()) {
       // The parent map puts a mem-initializer's expression under the
@@ -646,7 +657,7 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
     Out.push_back(std::move(R));
     return;
   }
-  if (InitOf) {
+  if (InitOf || SeveralDeclared) {
     // The guard goes around the first written argument; the others are
     // evaluated in no set order around it, so none may call anything.
     const Expr *First =
@@ -656,8 +667,12 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
     CharSourceRange AR = First ? SM.getExpansionRange(First->getSourceRange())
                                : CharSourceRange();
     if (!First)
-      R.note().NoteProblem = "it default-initialises a member, with no "
-                             "argument to hold the note";
+      R.note().NoteProblem =
+          InitOf ? "it default-initialises a member, with no argument to "
+                   "hold the note"
+                 : "it default-initialises one of several variables "
+                   "declared together, with no argument to hold the note "
+                   "(declare it on its own)";
     else if (SM.getFileID(AR.getBegin()) != FID ||
              SM.getFileID(AR.getEnd()) != FID)
       R.note().NoteProblem = "its first argument spans files";
