@@ -432,9 +432,10 @@ void hm_ctx_report_text(FILE *f) {
     uint64_t u = atomic_load(&s->unmatched);
     if (u)
       fprintf(f,
-              "hmplace: %llu allocations at %s matched no call-stack entry "
-              "(%s)\n",
-              (unsigned long long)u, s->where, kind_label(s->fallback));
+              "hmplace: %llu allocation%s at %s matched no call-stack "
+              "entry (%s)\n",
+              (unsigned long long)u, u == 1 ? "" : "s", s->where,
+              kind_label(s->fallback));
   }
   pthread_mutex_unlock(&TableLock);
 }

@@ -1,5 +1,4 @@
-//===- BuildCommands.h - compile commands as real builds write them -*- C++
-//-*-===//
+//===- BuildCommands.h - compile commands of real builds --------*- C++ -*-===//
 ///
 /// \file
 /// A compile database as CMake, bear and recursive make write it is not what

@@ -1,5 +1,4 @@
-//===- Callers.h - caller frames of call-stack entries in the source -*- C++
-//-*-===//
+//===- Callers.h - caller frames in the source ------------------*- C++ -*-===//
 ///
 /// \file
 /// A call that a plan names as a caller frame must note itself on the

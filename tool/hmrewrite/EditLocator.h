@@ -1,5 +1,4 @@
-//===- EditLocator.h - where an edit of a call goes, through macros -*- C++
-//-*-===//
+//===- EditLocator.h - where an edit of a call goes -------------*- C++ -*-===//
 ///
 /// \file
 /// A call's AST locations are macro locations as often as not: `malloc(SIZE)`,

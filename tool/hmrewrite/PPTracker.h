@@ -1,5 +1,4 @@
-//===- PPTracker.h - what hmrewrite learns from the preprocessor -*- C++
-//-*-===//
+//===- PPTracker.h - what hmrewrite learns from the preprocessor *- C++ -*-===//
 ///
 /// \file
 /// Preprocessor callbacks of a translation unit hmrewrite parses: the main

@@ -1,5 +1,4 @@
-//===- Verify.h - rewritten files must compile before they are written -*- C++
-//-*-===//
+//===- Verify.h - rewritten files must compile ------------------*- C++ -*-===//
 ///
 /// \file
 /// An edit that leaves a file that does not compile must not reach the

@@ -1,5 +1,4 @@
-//===- ContextIR.h - shadow-stack pushes and context sites on IR -*- C++
-//-*-===//
+//===- ContextIR.h - shadow-stack pushes and context sites on IR *- C++ -*-===//
 ///
 /// \file
 /// The IR half of context-sensitive placement (plan/Context.h): noting a call

@@ -1,5 +1,4 @@
-//===- BuildRecord.h - what each compile matched, summarised for a build -*- C++
-//-*-===//
+//===- BuildRecord.h - what each compile matched ----------------*- C++ -*-===//
 ///
 /// \file
 /// A plan names sites all over a program; HmPlace.so sees one module at a

@@ -1,5 +1,4 @@
-//===- Decision.h - what a front end does with a call, and says of it -*- C++
-//-*-===//
+//===- Decision.h - what a front end does with a call -----------*- C++ -*-===//
 ///
 /// \file
 /// SiteMatcher says which entries name a call; this says what every front

@@ -1,5 +1,4 @@
-//===- Kinds.h - memory kinds, aliases and sizes a plan can name -*- C++
-//-*-===//
+//===- Kinds.h - memory kinds, aliases and sizes a plan can name *- C++ -*-===//
 ///
 /// \file
 /// The vocabulary of plan targets: memkind 1.14's static kinds, the ordinary
