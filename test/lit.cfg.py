@@ -27,6 +27,7 @@ def tool(name):
     return os.path.join(bindir, name)
 
 # Longer names first: lit substitutes in order, and %hmplan prefixes others.
+config.substitutions.append(("%hmplan_raw_fuzz", tool("hmplan-raw-fuzz")))
 config.substitutions.append(("%hmplan_fuzz", tool("hmplan-fuzz")))
 config.substitutions.append(("%hmplan", tool("hmplan")))
 # The build tree itself (install tests install from it).

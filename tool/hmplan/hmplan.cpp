@@ -1,10 +1,13 @@
 //===- hmplan.cpp - validate, convert and show placement plans ------------===//
 ///
 /// \file
-/// `hmplan check|convert|show|kinds`. All work is in the plan library; this
-/// file parses options and maps results to exit codes (0 ok, 1 bad input).
+/// `hmplan check|convert|show|match|env|kinds|summary|reports|advise`. The
+/// work is in the plan library, Reports and Advisor; this file parses
+/// options and maps results to exit codes (0 ok, 1 bad input).
 ///
 //===----------------------------------------------------------------------===//
+#include "Advisor.h"
+#include "MemProfile.h"
 #include "Reports.h"
 #include "plan/BuildRecord.h"
 #include "plan/Plan.h"
@@ -100,6 +103,48 @@ static cl::opt<std::string>
 static cl::opt<std::string> EnvPlan(cl::Positional, cl::Required,
                                     cl::desc("<plan>"), cl::sub(EnvCmd),
                                     cl::cat(Cat));
+
+static cl::SubCommand
+    AdviseCmd("advise", "Write a plan from LLVM MemProf profiles of a program "
+                        "(clang -g -fmemory-profile -fno-omit-frame-pointer)");
+static cl::list<std::string> AdviseProfiles(cl::Positional, cl::OneOrMore,
+                                            cl::desc("<profile>..."),
+                                            cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    AdviseBinary("binary", cl::Required,
+                 cl::desc("The profiled program (its debug info names the "
+                          "frames)"),
+                 cl::value_desc("file"), cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<std::string> AdviseCapacity(
+    "capacity",
+    cl::desc("Tier capacities: hbm=SIZE[,ddr=SIZE][,pmem=SIZE|cxl=SIZE] "
+             "(default hbm=16GiB, one Xeon Max tile)"),
+    cl::value_desc("tier=size,..."), cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    AdviseLLC("llc",
+              cl::desc("Last-level cache size (default: this machine's)"),
+              cl::value_desc("size"), cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<double> AdviseMinShare(
+    "min-share",
+    cl::desc("Smallest share of the weighted accesses (percent) a context "
+             "must have to be placed (default 0.1)"),
+    cl::init(0.1), cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    AdviseOutput("o",
+                 cl::desc("Write the plan here (default: "
+                          "stdout)"),
+                 cl::value_desc("file"), cl::init("-"), cl::sub(AdviseCmd),
+                 cl::cat(Cat));
+static cl::opt<bool> AdviseExplain(
+    "explain",
+    cl::desc("Print a table to stderr: per context its figures, decision "
+             "and reason"),
+    cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<bool> AdviseCurve(
+    "curve",
+    cl::desc("Print to stderr the share of all accesses covered against HBM "
+             "capacity"),
+    cl::sub(AdviseCmd), cl::cat(Cat));
 
 static int check(DiagEngine &D) {
   int RC = 0;
@@ -257,6 +302,107 @@ static int kinds() {
   return 0;
 }
 
+/// Tier capacities as `hbm=16GiB,ddr=64GiB`.
+static bool parseCapacities(StringRef Text, AdviseOptions &O, DiagEngine &D) {
+  SmallVector<StringRef, 4> Parts;
+  Text.split(Parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef Part : Parts) {
+    if (!Part.contains('=')) {
+      D.report(Severity::Error, "--capacity: '" + Part.str() +
+                                    "': expected TIER=SIZE (hbm=16GiB)");
+      return false;
+    }
+    auto [Name, Size] = Part.split('=');
+    Name = Name.trim();
+    std::string Tier = Name.lower();
+    if (!is_contained({"hbm", "hbw", "ddr", "pmem", "cxl"}, Tier)) {
+      D.report(Severity::Error, "--capacity: unknown tier '" + Name.str() +
+                                    "' (expected hbm, ddr, pmem or cxl)");
+      return false;
+    }
+    std::string Err;
+    std::optional<uint64_t> B = parseSize(Size.trim(), Err);
+    if (!B || !*B) {
+      D.report(Severity::Error, "--capacity: " + Tier + "=" + Size.str() +
+                                    ": " + (B ? "a capacity of 0" : Err));
+      return false;
+    }
+    O.Capacity[Tier] = *B;
+  }
+  if (O.Capacity.count("pmem") && O.Capacity.count("cxl")) {
+    D.report(Severity::Error,
+             "--capacity: give one slow tier, pmem or cxl, not both");
+    return false;
+  }
+  return true;
+}
+
+static int adviseCmd(DiagEngine &D) {
+  AdviseOptions O;
+  O.Binary = sys::path::filename(AdviseBinary).str(); // the plan is shared
+  O.Profiles = AdviseProfiles.size();
+  O.MinShare = AdviseMinShare / 100;
+  SmallString<256> Cwd;
+  sys::fs::current_path(Cwd);
+  O.PlanDir = AdviseOutput == "-" ? std::string(Cwd)
+                                  : std::string(sys::path::parent_path(
+                                        normalizePath(AdviseOutput, Cwd)));
+  if (AdviseMinShare < 0 || AdviseMinShare > 100) {
+    D.report(Severity::Error, "--min-share: expected a percent in [0, 100]");
+    return 1;
+  }
+  if (!parseCapacities(AdviseCapacity.empty() ? StringRef("hbm=16GiB")
+                                              : StringRef(AdviseCapacity),
+                       O, D))
+    return 1;
+  if (!O.Capacity.count("hbm") && !O.Capacity.count("hbw") &&
+      !O.Capacity.count("pmem") && !O.Capacity.count("cxl")) {
+    D.report(Severity::Error,
+             "--capacity: no tier to place in (give hbm=SIZE, or a slow "
+             "tier with ddr=SIZE)");
+    return 1;
+  }
+  if (!AdviseLLC.empty()) {
+    std::string Err;
+    std::optional<uint64_t> B = parseSize(AdviseLLC, Err);
+    if (!B) {
+      D.report(Severity::Error, "--llc: " + Err);
+      return 1;
+    }
+    O.LLC = *B;
+    O.LLCSource = "--llc";
+  } else {
+    O.LLC = detectLLC(O.LLCSource);
+  }
+  std::vector<ProfileContext> Contexts;
+  if (!readMemProfiles(AdviseProfiles, AdviseBinary, Contexts, D))
+    return 1;
+  Advice A;
+  if (!advise(Contexts, O, A, D) || D.errors())
+    return 1;
+  if (AdviseExplain)
+    printExplanation(A, errs());
+  if (AdviseCurve)
+    printCurve(A, O, errs());
+  std::error_code EC;
+  ToolOutputFile Out(AdviseOutput, EC, sys::fs::OF_Text);
+  if (EC) {
+    D.report(AdviseOutput, Severity::Error, "cannot write: " + EC.message());
+    return 1;
+  }
+  Out.os() << A.PlanText;
+  Out.keep();
+  unsigned Placed = 0;
+  for (const ContextDecision &CD : A.Decisions)
+    Placed += !CD.Tier.empty();
+  errs() << "hmplan advise: " << Contexts.size() << " context"
+         << (Contexts.size() == 1 ? "" : "s") << ", " << Placed << " placed";
+  if (AdviseOutput != "-")
+    errs() << "; plan written to " << AdviseOutput;
+  errs() << "\n";
+  return 0;
+}
+
 /// The build records of a plan (BuildRecord.h), summarised.
 static int summary(DiagEngine &D) {
   std::unique_ptr<Plan> P = loadPlan(SummaryPlan, D);
@@ -281,7 +427,9 @@ int main(int argc, char **argv) {
       "  hmplan kinds                  list kinds and aliases\n"
       "  hmplan summary PLAN           after a build with HmPlace.so: the\n"
       "                                entries that placed nothing, and why\n"
-      "  hmplan reports FILE...        the per-rank JSON reports of a job\n");
+      "  hmplan reports FILE...        the per-rank JSON reports of a job\n"
+      "  hmplan advise PROFILE... --binary APP [--capacity hbm=16GiB]\n"
+      "                                a plan from LLVM MemProf profiles\n");
   DiagEngine D(errs());
   D.setWarningsAsErrors(Strict);
   if (CheckCmd)
@@ -298,11 +446,14 @@ int main(int argc, char **argv) {
     return kinds();
   if (SummaryCmd)
     return summary(D);
+  if (AdviseCmd)
+    return adviseCmd(D);
   if (ReportsCmd) {
     unsigned Read = summarizeReports(ReportFiles, D, outs());
     return Read == ReportFiles.size() ? 0 : 1;
   }
-  errs() << "hmplan: error: expected a command: check, convert, show or "
-            "kinds (see hmplan --help)\n";
+  errs() << "hmplan: error: expected a command: check, convert, show, "
+            "match, env, kinds, summary, reports or advise (see hmplan "
+            "--help)\n";
   return 1;
 }

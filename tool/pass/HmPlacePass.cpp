@@ -432,10 +432,11 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
         continue;
       }
       Sites.push_back({CB, F, contextOf(DL)});
-      // operator new inside the standard library's allocator: where every
-      // container buffer comes from (container entries, Context.h).
+      // operator new inside the C++ library: where every container buffer
+      // (std::allocator) and make_unique/make_shared object comes from
+      // (container entries, Context.h).
       Sites.back().C.StdAllocator =
-          F->KindArg != 0 && isStdAllocatorFile(DL->getFilename());
+          F->KindArg != 0 && isStdLibraryFile(DL->getFilename());
     }
   if (SawCallWithoutLoc && Sites.empty()) {
     Ctx.diagnose(HmPlaceDiag(

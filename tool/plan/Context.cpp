@@ -37,6 +37,11 @@ uint64_t contextFrameId(StringRef Path, unsigned Line, unsigned Column) {
          uint64_t(Line & 0xFFFFF) << 12 | Col;
 }
 
+bool contextFrameMatches(uint64_t Have, uint64_t Want) {
+  uint64_t Col = Want & 0xFFF;
+  return !((Have ^ Want) >> 12) && (!Col || Col == (Have & 0xFFF));
+}
+
 bool isStdLibraryFile(StringRef Path) {
   if (Path == ContainerSite) // a plan's `std::allocator` frame
     return true;
@@ -56,15 +61,6 @@ bool isStdLibraryFile(StringRef Path) {
              "unique_ptr.h", true)
       .Cases("valarray_array.h", "valarray", "vector", "memory", true)
       .Default(false);
-}
-
-bool isStdAllocatorFile(StringRef Path) {
-  StringRef Base = sys::path::filename(Path);
-  if (Base == "new_allocator.h")
-    return true;
-  // libstdc++'s std::allocator<T>::allocate (constant evaluation path) and
-  // libc++'s __memory/allocator.h.
-  return Base == "allocator.h" && isStdLibraryFile(Path);
 }
 
 /// Outer frames no build can note: the advisor could not name them, or they

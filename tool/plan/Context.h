@@ -1,5 +1,4 @@
-//===- Context.h - call-stack entries applied through a shadow stack -*- C++
-//-*-===//
+//===- Context.h - call-stack entries at run time ---------------*- C++ -*-===//
 ///
 /// \file
 /// How a plan's call-stack entries select objects at run time, shared by
@@ -32,15 +31,16 @@
 /// without a column matches any column. Only file names count, so that the
 /// same text works in every checkout: directories are checked where the id is
 /// pushed (only calls that match a plan frame by the path rules are noted).
-/// Directories are checked where the id is pushed: only calls that match a plan
-/// frame by the path rules are noted.
 ///
 /// Standard containers: frames inside the C++ standard library's headers
-/// (std::allocator, vector, alloc_traits, ...) are not user code and are
-/// never noted. An entry whose innermost frames are such frames selects "the
-/// allocation std::allocator makes while the first user frame's call runs":
-/// every operator new inside the library's allocator is a context site for
-/// it, and the first frame outside the library is its first caller frame.
+/// (std::allocator, vector, alloc_traits, unique_ptr.h, ...) are not user
+/// code and are never noted. An entry whose innermost frames are such frames
+/// selects "the allocations the library makes while the first user frame's
+/// call runs" (a container's buffer through std::allocator, the object of
+/// make_unique or make_shared): every operator new inside the library's
+/// headers is a context site for it, and the first frame outside the library
+/// is its first caller frame. hmrewrite arms operator new around that call
+/// (HMPLACE_CONTAINERS), which is the same set.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef HMPLACE_PLAN_CONTEXT_H
@@ -62,6 +62,9 @@ struct PlanEntry;
 /// for "any column") what a context site compares. Only the file name of
 /// \p Path counts, case-insensitively.
 uint64_t contextFrameId(llvm::StringRef Path, unsigned Line, unsigned Column);
+/// Whether a pushed frame id \p Have is the plan frame \p Want: file name
+/// and line agree, and \p Want's column is 0 (any) or the same.
+bool contextFrameMatches(uint64_t Have, uint64_t Want);
 /// The high half of a frame id: hmplace.h's HMPLACE_NAME_HASH_.
 uint32_t contextNameHash(llvm::StringRef Path);
 /// A frame as tables and reports write it: `main.c:19` or `main.c:19:15`
@@ -77,11 +80,6 @@ std::string kindConstant(int RuntimeKind);
 /// Whether \p Path is a header of the C++ standard library (libstdc++'s
 /// `.../include/c++/N/...`, libc++'s `.../include/c++/v1/...`).
 bool isStdLibraryFile(llvm::StringRef Path);
-
-/// Whether \p Path is inside the standard library's allocator, where every
-/// container buffer is allocated (libstdc++ new_allocator.h, libc++
-/// __memory/allocator.h).
-bool isStdAllocatorFile(llvm::StringRef Path);
 
 /// How the front ends apply one plan entry.
 struct EntryShape {

@@ -173,6 +173,11 @@ struct Placement {
   bool Container = false;
   /// Contextual: the runtime kind when no choice matches (-1: the heap).
   int fallbackKind() const;
+  /// Contextual: the runtime kind the runtime chooses when \p Noted are the
+  /// frame ids on the shadow stack, innermost first (runtime/context.c's
+  /// choose(): the first choice whose callers are the innermost noted
+  /// frames, else the fallback).
+  int kindOnStack(llvm::ArrayRef<uint64_t> Noted) const;
   /// Contextual: "call-stack entries: 'a' 'b'; otherwise KIND", as both
   /// front ends word their remarks.
   std::string contextSummary() const;
@@ -212,8 +217,8 @@ public:
   /// With \p C, an entry that matched nothing and names a file that failed
   /// or that no parsed file read is reported as not examined, not as stale.
   /// Returns the entries warned about that place nothing.
-  std::vector<const PlanEntry *>
-  reportUsage(DiagEngine &D, const Coverage *C = nullptr) const;
+  std::vector<const PlanEntry *> reportUsage(DiagEngine &D,
+                                             const Coverage *C = nullptr) const;
   /// Warn about stack entries whose innermost frame matched a call but one of
   /// whose caller frames matched no noted call: they can never apply. Only
   /// for front ends that see the whole program (hmrewrite); after isNoted()

@@ -147,6 +147,19 @@ int Placement::fallbackKind() const {
   return Entry ? runtimeKindIndex(*Entry->To.Kind) : -1;
 }
 
+int Placement::kindOnStack(ArrayRef<uint64_t> Noted) const {
+  for (const ContextChoice &Ch : Choices) {
+    if (Ch.Callers.size() > Noted.size())
+      continue;
+    bool All = true;
+    for (size_t F = 0; All && F < Ch.Callers.size(); ++F)
+      All = contextFrameMatches(Noted[F], Ch.Callers[F]);
+    if (All)
+      return Ch.Kind;
+  }
+  return fallbackKind();
+}
+
 std::string Placement::contextSummary() const {
   std::string S = "call-stack entries:";
   for (const ContextChoice &Ch : Choices)

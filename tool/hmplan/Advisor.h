@@ -1,0 +1,104 @@
+//===- Advisor.h - a placement plan from a memory profile -------*- C++ -*-===//
+///
+/// \file
+/// `hmplan advise`: which allocation contexts go to HBM (and, when DDR is
+/// short, which go to a slow tier), under each tier's capacity, as a plan
+/// for people to review. The model (README "hmplan advise"):
+///
+///  - The gain of a context is the accesses that would be served by HBM
+///    instead of DDR. MemProf counts every access, cached or not, and sees
+///    no bandwidth; an object that fits in the last-level cache is mostly
+///    served by the cache either way. So each access counts with the chance
+///    that it misses the cache, taken as S / (S + LLC) for objects of S
+///    bytes: a quarter of the LLC counts 20%, the LLC's size 50%, ten times
+///    it 91%.
+///  - The capacity bounds the bytes *live at once* in a tier, not the sum of
+///    every allocation: each context holds up to its peak (one object, or
+///    as many as were alive together) from its first possible allocation to
+///    its last free (a context with one object: exactly its lifetime).
+///  - The choice maximises the summed gain under that bound: the better of
+///    two greedy passes, by gain per byte and by gain, each adding a context
+///    when it fits at every moment of its lifetime. Contexts below a minimal
+///    share of the gain are not placed (memkind costs more than they win).
+///  - With a DDR capacity and a slow tier (pmem, cxl), the contexts with the
+///    least gain per byte move to the slow tier until DDR holds the rest.
+///
+/// Each context becomes the shortest entry that tells it apart from the
+/// contexts of the same allocation call that go elsewhere (one frame when
+/// all go alike), so that the fewest calls must note themselves; the plan
+/// is then checked with the matcher both front ends use.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMPLAN_ADVISOR_H
+#define HMPLACE_HMPLAN_ADVISOR_H
+
+#include "MemProfile.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hmplace {
+
+struct AdviseOptions {
+  /// Tier name (hbm, ddr, pmem, cxl) -> capacity in bytes.
+  std::map<std::string, uint64_t> Capacity;
+  uint64_t LLC = 32ull << 20; ///< last-level cache, bytes
+  std::string LLCSource;      ///< where LLC came from, for the plan's note
+  double MinShare = 0.001;    ///< of the summed gain, to be placed at all
+  std::string Binary;         ///< for the plan's note
+  /// Files inside it are named relative to it (the plan's directory).
+  std::string PlanDir;
+  unsigned Profiles = 0;
+};
+
+/// What one plan entry can name: a context, or several whose stacks differ
+/// only in frames no build notes (the C++ library's, or code outside the
+/// binary). One entry would claim them all, so they are decided together.
+struct PlanUnit {
+  ProfileContext Sum; ///< the first context's frames, every figure summed
+  uint64_t Peak = 0;  ///< the contexts' peaks added
+  unsigned Stacks = 0;
+};
+
+/// The decision for one unit.
+struct ContextDecision {
+  const PlanUnit *U = nullptr;
+  std::string Tier; ///< "hbm", "pmem", ... or "" for where malloc puts it
+  double Gain = 0;  ///< accesses weighted by the chance of a cache miss
+  double MissChance = 0;
+  std::string Reason;
+  unsigned FramesUsed = 0; ///< frames of its plan entry; 0: it has none
+};
+
+struct Advice {
+  std::vector<PlanUnit> Units;
+  std::vector<ContextDecision> Decisions; ///< by gain, largest first
+  std::string PlanText;                   ///< YAML
+  double TotalGain = 0;
+  uint64_t TotalAccesses = 0;
+  std::string PlanDir; ///< as AdviseOptions::PlanDir
+};
+
+/// Decide every context and write the plan. Reports (through \p D) the
+/// contexts the plan's entries would not give the kind chosen, and returns
+/// false on an error.
+bool advise(const std::vector<ProfileContext> &Contexts,
+            const AdviseOptions &Opts, Advice &Out, DiagEngine &D);
+
+/// `--explain`: a table, a context a row: its figures, decision and reason.
+void printExplanation(const Advice &A, llvm::raw_ostream &OS);
+/// `--curve`: the share of all accesses (and of the weighted gain) that an
+/// HBM capacity covers, adding units by gain per byte.
+void printCurve(const Advice &A, const AdviseOptions &Opts,
+                llvm::raw_ostream &OS);
+
+/// The last-level cache of this machine (sysfs), else 32 MiB; \p Source
+/// says which.
+uint64_t detectLLC(std::string &Source);
+
+} // namespace hmplace
+
+#endif

@@ -1,0 +1,64 @@
+//===- MemProfile.h - contexts from a MemProf profile -----------*- C++ -*-===//
+///
+/// \file
+/// `clang -fmemory-profile` builds a program that writes, per allocation
+/// call stack, how many objects it made, their sizes, lifetimes and memory
+/// accesses. LLVM's own readers parse the profiles (raw, as the program
+/// writes them, and indexed, as `llvm-profdata merge` writes them); a frame
+/// there is a function, a line offset from the function's start and a
+/// column. This turns them into source frames (file:line:col, from the
+/// binary's debug info) and merges the contexts of several profiles (runs,
+/// MPI ranks): what `hmplan advise` chooses from.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMPLAN_MEMPROFILE_H
+#define HMPLACE_HMPLAN_MEMPROFILE_H
+
+#include "plan/Diag.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hmplace {
+
+/// One frame of an allocation context, in the source.
+struct ProfileFrame {
+  std::string File; ///< absolute, without `.` and `..`
+  unsigned Line = 0, Column = 0;
+  std::string Function; ///< demangled where possible
+};
+
+/// One allocation context (call stack) and what the profiles say of it,
+/// summed over the profiles read.
+struct ProfileContext {
+  std::vector<ProfileFrame> Frames; ///< innermost (the allocation call) first
+  uint64_t AllocCount = 0;
+  uint64_t TotalSize = 0; ///< bytes of all its objects
+  uint64_t MaxSize = 0;   ///< the largest object
+  uint64_t Accesses = 0;  ///< 8-byte granules touched, every access counted
+  uint64_t Overlaps = 0;  ///< objects allocated while the previous one lived
+  uint64_t Start = 0, End = 0; ///< ms: [Start, End] may hold live objects
+  unsigned Profiles = 0;       ///< how many profiles saw it
+  /// Why no entry can name its allocation call, or "": it was made by code
+  /// the binary does not hold (a shared library), or the innermost frame
+  /// calls a function that is no allocator (a wrapper whose allocation was
+  /// a tail call, which leaves no frame).
+  std::string Unnameable;
+  /// Bytes it may hold at once: one object, or as many as overlapped.
+  uint64_t peakBytes() const;
+};
+
+/// Read \p Profiles (raw or indexed MemProf profiles) of \p Binary. Reports
+/// every problem with the file it is about (a profile of another binary, no
+/// debug info, an empty or corrupt profile, stacks one frame deep) and
+/// returns false then.
+bool readMemProfiles(const std::vector<std::string> &Profiles,
+                     llvm::StringRef Binary, std::vector<ProfileContext> &Out,
+                     DiagEngine &D);
+
+} // namespace hmplace
+
+#endif

@@ -1,0 +1,53 @@
+//===- RawProfile.h - structure check of a raw MemProf profile --*- C++ -*-===//
+///
+/// \file
+/// LLVM 19's raw MemProf reader trusts the file: it does not compare the
+/// profile's build ids with the binary's (a profile of another program
+/// reads as "no entries after symbolization"), and it reads the sections
+/// where the header says they are. Before a profile goes to that reader,
+/// this walks its structure with every offset and count checked against
+/// the file's size, and gathers what the reader does not report: the build
+/// ids of the profiled process's segments and the number of records. This
+/// is HmPlace's own parsing of untrusted bytes, so it has a fuzz target
+/// (tool/hmplan/fuzz).
+///
+/// The layout (llvm/ProfileData/MemProfData.inc, versions 3 and 4): a file
+/// holds one or more profiles back to back, each
+///   Header {Magic, Version, TotalSize, SegmentOffset, MIBOffset,
+///           StackOffset}
+///   at SegmentOffset: N, then N SegmentEntry {Start, End, Offset,
+///                     BuildIdSize, BuildId[32]}
+///   at MIBOffset:     N, then N {Id, MemInfoBlock[, histogram]}
+///   at StackOffset:   N, then N {Id, Depth, Depth PCs}
+/// all little-endian 64-bit words.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMPLAN_RAWPROFILE_H
+#define HMPLACE_HMPLAN_RAWPROFILE_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hmplace {
+
+struct RawProfileFacts {
+  unsigned Profiles = 0;    ///< profiles in the file (one per dump)
+  uint64_t Allocations = 0; ///< allocation records (contexts per dump)
+  uint64_t Stacks = 0;
+  std::vector<std::string> BuildIds; ///< hex, every segment's, deduplicated
+};
+
+/// Whether \p Data starts like a raw MemProf profile (its magic number).
+bool looksLikeRawMemProfile(llvm::StringRef Data);
+
+/// Check the structure of the raw profile \p Data and fill \p Facts. On a
+/// malformed or truncated file returns false with \p Err saying where.
+bool scanRawMemProfile(llvm::StringRef Data, RawProfileFacts &Facts,
+                       std::string &Err);
+
+} // namespace hmplace
+
+#endif
