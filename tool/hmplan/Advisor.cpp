@@ -469,15 +469,15 @@ bool advise(const std::vector<ProfileContext> &Contexts,
     std::vector<const ProfileContext *> Contexts;
   };
   std::map<std::pair<std::vector<std::string>, std::string>, Entry> Entries;
+  std::map<const Item *, std::vector<std::string>> FramesOf;
   for (const Item *I : Named) {
     const ProfileContext &C = I->U->Sum;
-    ContextDecision &CD = Dec[I];
     const std::vector<Node> &T = Tries[GroupOf(C)];
     bool Container = isContainer(C);
     std::vector<const ProfileFrame *> U = entryFrames(C);
     // Walk down until the subtree goes to one tier (a container needs its
     // user frame at least).
-    std::vector<std::string> Frames;
+    std::vector<std::string> &Frames = FramesOf[I];
     Frames.push_back(Container ? ContainerSite.str()
                                : planFrame(*U[0], Opts.PlanDir));
     unsigned N = 0;
@@ -489,11 +489,11 @@ bool advise(const std::vector<ProfileContext> &Contexts,
       ++K;
       Distinct = T[N].Tiers.size() == 1;
     }
-    // A unit kept in DDR needs no entry: no entry claims it. It gets one
-    // for the reviewer where that costs nothing (a site entry: no edit, no
-    // noted caller), not where its callers would have to note themselves.
-    if (CD.Tier.empty() && Frames.size() > 1)
-      continue;
+  }
+  auto AddEntry = [&](const Item *I) {
+    const ProfileContext &C = I->U->Sum;
+    const std::vector<std::string> &Frames = FramesOf[I];
+    ContextDecision &CD = Dec[I];
     CD.FramesUsed = Frames.size();
     Entry &E = Entries[{Frames, CD.Tier}];
     E.Frames = Frames;
@@ -503,6 +503,28 @@ bool advise(const std::vector<ProfileContext> &Contexts,
     E.Accesses += C.Accesses;
     E.Stacks += I->U->Stacks;
     E.Contexts.push_back(&C);
+  };
+  std::vector<const std::vector<std::string> *> PlacedPaths;
+  for (const Item *I : Named)
+    if (!Dec[I].Tier.empty()) {
+      AddEntry(I);
+      PlacedPaths.push_back(&FramesOf[I]);
+    }
+  // A unit kept in DDR needs no entry unless a shorter placed entry would
+  // claim it (a stack that ends early: a thread's start routine, frames
+  // outside the binary). It gets one for the reviewer where that costs
+  // nothing (a site entry: no edit, no noted caller), not where its callers
+  // would have to note themselves.
+  for (const Item *I : Named) {
+    const std::vector<std::string> &Frames = FramesOf[I];
+    if (!Dec[I].Tier.empty())
+      continue;
+    bool Claimed = any_of(PlacedPaths, [&](const std::vector<std::string> *P) {
+      return P->size() < Frames.size() &&
+             std::equal(P->begin(), P->end(), Frames.begin());
+    });
+    if (Frames.size() == 1 || Claimed)
+      AddEntry(I);
   }
 
   // The plan.
