@@ -59,12 +59,51 @@ static void *(*next_realloc)(void *, size_t);
 static size_t (*next_usable)(void *);
 static _Atomic int next_resolving;
 
+/* A sanitizer that owns the heap (its runtime defines malloc and free ahead
+ * of every library: in the executable for clang, first in the search order
+ * for gcc), or NULL. Its free, not this library's, then receives every
+ * pointer the program frees, and it cannot release memkind's blocks. */
+static const char *Sanitizer;
+
+static const char *find_sanitizer(void) {
+  static const struct {
+    const char *init, *name;
+  } San[] = {{"__asan_init", "AddressSanitizer"},
+             {"__hwasan_init", "HWAddressSanitizer"},
+             {"__tsan_init", "ThreadSanitizer"},
+             {"__msan_init", "MemorySanitizer"},
+             {"__lsan_init", "LeakSanitizer"}};
+  for (size_t i = 0; i < sizeof San / sizeof *San; ++i)
+    if (dlsym(RTLD_DEFAULT, San[i].init))
+      return San[i].name;
+  return NULL;
+}
+
+static int ours(void *fn) {
+  Dl_info a, b;
+  return fn && dladdr(fn, &a) && dladdr((void *)&find_sanitizer, &b) &&
+         a.dli_fbase == b.dli_fbase;
+}
+
 static void resolve_next(void) {
   if (atomic_exchange(&next_resolving, 1))
     return;
-  void *f = dlsym(RTLD_NEXT, "free");
-  void *r = dlsym(RTLD_NEXT, "realloc");
-  void *u = dlsym(RTLD_NEXT, "malloc_usable_size");
+  /* Under a sanitizer the heap's functions are its, wherever they are in
+   * the search order: RTLD_NEXT would skip them (they come before). */
+  Sanitizer = find_sanitizer();
+  void *where = Sanitizer ? RTLD_DEFAULT : RTLD_NEXT;
+  void *f = dlsym(where, "free");
+  void *r = dlsym(where, "realloc");
+  void *u = dlsym(where, "malloc_usable_size");
+  /* Never our own (a sanitizer that leaves one of them alone): compared by
+   * the object that holds it, since this library's own references to free
+   * resolve to whichever definition comes first. */
+  if (ours(f))
+    f = NULL;
+  if (ours(r))
+    r = NULL;
+  if (ours(u))
+    u = Sanitizer ? dlsym(RTLD_NEXT, "malloc_usable_size") : NULL;
   if (u)
     __atomic_store_n(&next_usable, (size_t (*)(void *))u, __ATOMIC_RELEASE);
   if (r)
@@ -74,21 +113,18 @@ static void resolve_next(void) {
     __atomic_store_n(&next_free, (void (*)(void *))f, __ATOMIC_RELEASE);
 }
 
-/* Until dlsym has answered (or if it cannot), glibc's own free. */
-static void bootstrap_free(void *p) {
-  resolve_next();
-  __libc_free(p);
-}
+/* Until the constructor has asked dlsym (or if it cannot answer), glibc's
+ * own free. Never dlsym from here: a free before the constructor may come
+ * from inside dlsym itself (UBSan's start-up calls dlsym, whose error path
+ * frees its message), and a nested dlsym there frees that message twice. */
+static void bootstrap_free(void *p) { __libc_free(p); }
 
 static inline void heap_free(void *p) {
   __atomic_load_n(&next_free, __ATOMIC_ACQUIRE)(p);
 }
 static void *heap_realloc(void *p, size_t n) {
   void *(*f)(void *, size_t) = __atomic_load_n(&next_realloc, __ATOMIC_ACQUIRE);
-  if (f)
-    return f(p, n);
-  resolve_next();
-  return __libc_realloc(p, n);
+  return f ? f(p, n) : __libc_realloc(p, n); /* as bootstrap_free */
 }
 static size_t heap_usable(void *p) {
   size_t (*f)(void *) = __atomic_load_n(&next_usable, __ATOMIC_ACQUIRE);
@@ -131,6 +167,14 @@ static const char *const KindNames[HMPLACE_KIND_COUNT] = {
     "MEMKIND_HIGHEST_BANDWIDTH_LOCAL",
     "MEMKIND_HIGHEST_BANDWIDTH_LOCAL_PREFERRED",
 };
+
+const char *hm_sanitizer(void) {
+#if HMPLACE_INTERPOSE
+  return Sanitizer;
+#else
+  return NULL;
+#endif
+}
 
 const char *hmplace_kind_name(enum hmplace_kind k) {
   return (unsigned)k < HMPLACE_KIND_COUNT ? KindNames[k] : "invalid";
@@ -460,6 +504,12 @@ static int may_place(enum hmplace_kind k, size_t n, size_t *held) {
   *held = 0;
   if (atomic_load_explicit(&Off, memory_order_relaxed)) {
     atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
+    static _Atomic int warned;
+    if (hm_sanitizer() && !atomic_exchange(&warned, 1))
+      hm_warn("placement is off: the program runs under %s, whose free "
+              "cannot release memkind's blocks; planned allocations use "
+              "the ordinary heap",
+              hm_sanitizer());
     return 0;
   }
   uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
@@ -972,6 +1022,10 @@ __attribute__((constructor)) static void hmplace_init(void) {
     atomic_store(&Off, 1);
 #if HMPLACE_INTERPOSE
   resolve_next();
+  /* Placed blocks freed through the sanitizer's free would be "bad frees":
+   * the program runs with every planned allocation on its heap. */
+  if (Sanitizer)
+    atomic_store(&Off, 1);
 #endif
   hm_job_init();
   hm_read_budget_env();

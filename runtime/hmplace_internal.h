@@ -10,6 +10,8 @@
  * of 1000 for kB/MB/GB/TB, as in plans. Returns 0 on success. */
 int hm_parse_size(const char *s, uint64_t *out);
 
+/* The sanitizer that owns the heap (placement is then off), or NULL. */
+const char *hm_sanitizer(void);
 /* Kind index for "MEMKIND_HBW" or "HBW" (len bytes), or -1. */
 int hm_kind_by_name(const char *name, size_t len);
 void hm_store_budget(int k, uint64_t bytes);

@@ -281,7 +281,7 @@ static char *JsonPath;
 
 static int report_off(void) {
   const char *e = getenv("HMPLACE");
-  return e && !strcmp(e, "off");
+  return hm_sanitizer() || (e && (!strcmp(e, "off") || !strcmp(e, "0")));
 }
 
 /* Stats and residency of kind \p k; 0 if nothing was planned to it. */
@@ -339,7 +339,9 @@ static void report_text(FILE *f) {
     snprintf(rank + strlen(rank), sizeof rank - strlen(rank),
              ", %d ranks on this node", j->local_size);
   fprintf(f, "hmplace: placement report (pid %d%s)%s\n", (int)getpid(), rank,
-          report_off() ? " [HMPLACE=off: nothing placed]" : "");
+          hm_sanitizer()  ? " [under a sanitizer: nothing placed]"
+          : report_off() ? " [HMPLACE=off: nothing placed]"
+                         : "");
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k)
     if (BudgetFromEnv[k] && hm_load_budget(k))
       fprintf(f, "hmplace: budget %s: %llu bytes\n",

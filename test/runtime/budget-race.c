@@ -6,9 +6,8 @@
 // Growing reallocs race the same way. Also under TSan.
 // RUN: %clang %hmplace_cflags -O1 %s %hmplace_lib -o %t
 // RUN: %hbw %t 2>&1 | FileCheck %s
-// RUN: %clang %hmplace_cflags -O1 %s %hmplace_tsan_lib -o %t.tsan
-// RUN: %hbw env TSAN_OPTIONS=halt_on_error=1 %t.tsan 2>&1 | FileCheck %s
-// REQUIRES: sanitizers
+// RUN: %if sanitizers %{ %clang %hmplace_cflags -O1 %s %hmplace_tsan_lib -o %t.tsan %}
+// RUN: %if sanitizers %{ %hbw env TSAN_OPTIONS=halt_on_error=1 %t.tsan 2>&1 | FileCheck %s %}
 // CHECK: over budget 0, rounds not full 0, realloc over budget 0, live at end 0
 #include <hmplace.h>
 #include <pthread.h>

@@ -7,9 +7,8 @@
 // own code instrumented; all frees through hmplace_free there).
 // RUN: %clang %hmplace_cflags -O1 %s %hmplace_lib -o %t
 // RUN: %hbw %t 200000 2>&1 | FileCheck %s
-// RUN: %clang %hmplace_cflags -O1 %s %hmplace_tsan_lib -o %t.tsan
-// RUN: %hbw env TSAN_OPTIONS=halt_on_error=1 %t.tsan 10000 2>&1 | FileCheck %s
-// REQUIRES: sanitizers
+// RUN: %if sanitizers %{ %clang %hmplace_cflags -O1 %s %hmplace_tsan_lib -o %t.tsan %}
+// RUN: %if sanitizers %{ %hbw env TSAN_OPTIONS=halt_on_error=1 %t.tsan 10000 2>&1 | FileCheck %s %}
 // CHECK: corrupt 0, live HBW 0, live REGULAR 0
 #include <hmplace.h>
 #include <pthread.h>

@@ -3,11 +3,10 @@
 // TSan with the instrumented runtime; checks the accounting at the end.
 // RUN: %clang %hmplace_cflags -fopenmp %s %hmplace_lib -o %t
 // RUN: %hbw env OMP_NUM_THREADS=4 %t | FileCheck %s
-// REQUIRES: sanitizers
-// RUN: %clang %hmplace_cflags -pthread -DNO_OMP %s %hmplace_tsan_lib -o %t.tsan
-// RUN: %hbw env TSAN_OPTIONS=halt_on_error=1 %t.tsan 2>&1 | FileCheck %s
-// RUN: %clang %hmplace_cflags -pthread -DNO_OMP %s %hmplace_asan_lib -o %t.asan
-// RUN: %hbw %t.asan 2>&1 | FileCheck %s
+// RUN: %if sanitizers %{ %clang %hmplace_cflags -pthread -DNO_OMP %s %hmplace_tsan_lib -o %t.tsan %}
+// RUN: %if sanitizers %{ %hbw env TSAN_OPTIONS=halt_on_error=1 %t.tsan 2>&1 | FileCheck %s %}
+// RUN: %if sanitizers %{ %clang %hmplace_cflags -pthread -DNO_OMP %s %hmplace_asan_lib -o %t.asan %}
+// RUN: %if sanitizers %{ %hbw %t.asan 2>&1 | FileCheck %s %}
 #include "Inputs/expect.h"
 #include <hmplace.h>
 #include <pthread.h>
