@@ -18,7 +18,7 @@
  * hmplace_ctx_chosen (by hmplace_ctx_kind, or by HmPlace.so's inline code:
  * two stores, no branch) and the placed entry point that follows counts the
  * object and its bytes (hm_ctx_account), only when a report was asked for
- * (hm_tracking): atomic adds on shared counters cost more than the whole
+ * (hm_reporting): atomic adds on shared counters cost more than the whole
  * choice (measured: 1.33x a direct placed malloc+free with them).
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
@@ -381,7 +381,7 @@ static int choose(const struct ctx_site *s) {
 enum hmplace_kind hmplace_ctx_kind(const char *d) {
   struct ctx_site *s = site_of(d);
   int i = choose(s);
-  if (__builtin_expect(hm_tracking, 0)) {
+  if (__builtin_expect(hm_reporting, 0)) {
     hmplace_ctx_chosen.site = d;
     hmplace_ctx_chosen.choice = i;
   }
@@ -392,7 +392,7 @@ void hm_ctx_account(size_t bytes) {
   const char *d = hmplace_ctx_chosen.site;
   if (__builtin_expect(d != NULL, 0)) {
     hmplace_ctx_chosen.site = NULL;
-    if (hm_tracking)
+    if (hm_reporting)
       count_choice(site_of(d), hmplace_ctx_chosen.choice, bytes);
   }
 }

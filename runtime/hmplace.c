@@ -405,7 +405,32 @@ static inline void *chunk_alloc(memkind_t mk, size_t n, size_t align) {
   return memkind_posix_memalign(mk, &p, align, n) == 0 ? p : NULL;
 }
 
+/* For the report's page census: the regions memkind has handed out
+ * blocks in (a slot's chunk may span 64 GiB of which little is used). */
+static void mark_used(void *p, size_t n) {
+  uintptr_t base = atomic_load_explicit(&hm_range_base, memory_order_relaxed);
+  uintptr_t first = ((uintptr_t)p - base) >> HM_REGION_SHIFT;
+  uintptr_t last = ((uintptr_t)p + (n ? n - 1 : 0) - base) >> HM_REGION_SHIFT;
+  for (uintptr_t r = first; r <= last && r < (HM_SPAN >> HM_REGION_SHIFT); ++r)
+    if (!atomic_load_explicit(&hm_region_used[r], memory_order_relaxed)) {
+      atomic_store_explicit(&hm_region_used[r], 1, memory_order_relaxed);
+      uintptr_t top = atomic_load(&hm_region_used_end);
+      while (r + 1 > top &&
+             !atomic_compare_exchange_weak(&hm_region_used_end, &top, r + 1))
+        ;
+    }
+}
+
+static void *slot_alloc_chunks(int idx, size_t n, size_t align);
+
 static void *slot_alloc(int idx, size_t n, size_t align) {
+  void *p = slot_alloc_chunks(idx, n, align);
+  if (__builtin_expect(hm_reporting, 0) && p)
+    mark_used(p, n);
+  return p;
+}
+
+static void *slot_alloc_chunks(int idx, size_t n, size_t align) {
   struct slot *s = &SlotTab[idx];
   int c = atomic_load_explicit(&s->cur, memory_order_acquire);
   void *p;

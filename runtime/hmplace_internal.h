@@ -21,26 +21,28 @@ uint64_t hm_load_budget(int k);
 void hm_read_budget_env(void);
 int hm_budget_from_env(int k);
 
-/* Report (HMPLACE_REPORT=1 or json:PATH): live placed blocks are tracked
- * only when a report was asked for, so that NUMA residency can be measured
- * at exit; otherwise these are a predictable branch. */
+/* Report: live placed blocks are tracked only for an exact census of their
+ * pages (HMPLACE_REPORT_PAGES=live); otherwise these are a predictable
+ * branch. */
 extern int hm_tracking;
+/* A report was asked for (HMPLACE_REPORT): call-stack entries count their
+ * objects. */
+extern int hm_reporting;
 void hm_track_alloc_slow(void *p, size_t n);
-void hm_track_free_slow(void *p, int sample);
+void hm_track_free_slow(void *p);
 static inline void hm_track_alloc(void *p, size_t n) {
   if (__builtin_expect(hm_tracking, 0))
     hm_track_alloc_slow(p, n);
 }
-/* A block leaves: its pages are sampled for the report (it is freed). */
+/* A block leaves (it is freed). */
 static inline void hm_track_free(void *p) {
   if (__builtin_expect(hm_tracking, 0))
-    hm_track_free_slow(p, 1);
+    hm_track_free_slow(p);
 }
-/* A block is about to be reallocated: forget it without sampling, or its
- * pages would be counted again when the new block is freed. */
+/* A block is about to be reallocated (the new one is tracked anew). */
 static inline void hm_track_forget(void *p) {
   if (__builtin_expect(hm_tracking, 0))
-    hm_track_free_slow(p, 0);
+    hm_track_free_slow(p);
 }
 void hm_report_init(void);
 /* job.c: rank, node-local rank and ranks per node from the MPI launcher's
@@ -77,6 +79,10 @@ void hm_ctx_report_json(FILE *f);
 extern _Atomic uintptr_t hm_range_base HM_HIDDEN;
 extern _Atomic uintptr_t hm_range_span HM_HIDDEN;
 extern _Atomic uint8_t hm_region_owner[HM_SPAN >> HM_REGION_SHIFT] HM_HIDDEN;
+/* 1 for regions memkind has handed out a block in while a report was asked
+ * for (the report's page census looks there only). */
+extern _Atomic uint8_t hm_region_used[HM_SPAN >> HM_REGION_SHIFT] HM_HIDDEN;
+extern _Atomic uintptr_t hm_region_used_end HM_HIDDEN; /* past the last */
 /* Map a chunk of at least \p need bytes for slot \p slot, which holds \p held
  * bytes already; returns its address and size, or 0 and why (with the
  * numbers of the limit that stopped it). */

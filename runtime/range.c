@@ -43,6 +43,8 @@
 _Atomic uintptr_t hm_range_base;
 _Atomic uintptr_t hm_range_span; /* 0 until the range exists */
 _Atomic uint8_t hm_region_owner[HM_SPAN >> HM_REGION_SHIFT];
+_Atomic uint8_t hm_region_used[HM_SPAN >> HM_REGION_SHIFT];
+_Atomic uintptr_t hm_region_used_end;
 
 static pthread_mutex_t Lock = PTHREAD_MUTEX_INITIALIZER;
 

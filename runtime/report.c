@@ -2,13 +2,14 @@
  *
  * HMPLACE_REPORT=1 prints, at exit on stderr, per kind: placed allocations,
  * bytes, peak and current live bytes, fallbacks to the ordinary heap, and the
- * NUMA nodes of the placed blocks' pages (move_pages): of the blocks still
- * live at exit, and of every block freed during the run, sampled just before
- * its free (so a program that frees everything still shows where its data
- * was). Pages never touched are counted apart, and pages whose node nobody
- * would name (unknown). HMPLACE_REPORT=json:PATH writes
- *the same as JSON. Tracking live blocks costs a mutex per placed allocation and
- *free, so it is only on when a report is requested.
+ * NUMA nodes of the kind's pages at that moment: by default every resident
+ * page of the regions the kind's memory is mapped in (live blocks and what
+ * memkind keeps for reuse), found with mincore and move_pages at report time
+ * only, so that the report costs the running program nothing; with
+ * HMPLACE_REPORT_PAGES=live, the pages of the blocks live at that moment,
+ * which needs every placed block tracked (a lock and a record per placed
+ * allocation and free: documented as costly). Never a sum over freed
+ * blocks. HMPLACE_REPORT=json:PATH writes the same as JSON.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "hmplace.h"
@@ -130,6 +131,7 @@ void hm_read_budget_env(void) {
 /*--- live block tracking (report mode only) -------------------------------*/
 
 int hm_tracking;
+int hm_reporting;
 
 struct blk {
   void *p;
@@ -165,27 +167,16 @@ void hm_track_alloc_slow(void *p, size_t n) {
   pthread_mutex_unlock(&TrackLock);
 }
 
-/* Pages of blocks freed while tracking, by kind and node: where the data
- * lived, for programs that free everything before exit. */
 enum { MAXNODES = 64 };
-static uint64_t FreedPages[HMPLACE_KIND_COUNT][MAXNODES];
-static uint64_t FreedUnknown[HMPLACE_KIND_COUNT];
-static void count_pages(void *p, size_t n, uint64_t *by_node,
-                        uint64_t *untouched, uint64_t *unknown);
 
-void hm_track_free_slow(void *p, int sample) {
+void hm_track_free_slow(void *p) {
   pthread_mutex_lock(&TrackLock);
   struct blk **pp = &Buckets[bucket(p)];
   while (*pp && (*pp)->p != p)
     pp = &(*pp)->next;
   struct blk *b = *pp;
-  if (b) {
+  if (b)
     *pp = b->next;
-    int k = hmplace_owner(p) - 1;
-    uint64_t untouched = 0;
-    if (k >= 0 && sample)
-      count_pages(p, b->n, FreedPages[k], &untouched, &FreedUnknown[k]);
-  }
   pthread_mutex_unlock(&TrackLock);
   free(b);
 }
@@ -216,27 +207,22 @@ static int node_of_page(void *page, long pagesize) {
   return node;
 }
 
-/* Node of every page of [p, p+n) (move_pages without moving). */
-static void count_pages(void *p, size_t n, uint64_t *by_node,
-                        uint64_t *untouched, uint64_t *unknown) {
-  long page = sysconf(_SC_PAGESIZE);
+/* Node of each of \p cnt pages (move_pages without moving). */
+static void count_page_list(void **pages, size_t cnt, long page,
+                            uint64_t *by_node, uint64_t *untouched,
+                            uint64_t *unknown) {
   enum { BATCH = 1024 };
-  void *pages[BATCH];
   int status[BATCH];
-  uintptr_t a = (uintptr_t)p & ~(uintptr_t)(page - 1);
-  uintptr_t end = (uintptr_t)p + n;
-  while (a < end) {
-    int cnt = 0;
-    for (; cnt < BATCH && a < end; ++cnt, a += (uintptr_t)page)
-      pages[cnt] = (void *)a;
-    if (move_pages(0, (unsigned long)cnt, pages, NULL, status, 0) != 0) {
-      *unknown += (uint64_t)cnt;
+  for (size_t at = 0; at < cnt; at += BATCH) {
+    unsigned long n = cnt - at < BATCH ? cnt - at : BATCH;
+    if (move_pages(0, n, pages + at, NULL, status, 0) != 0) {
+      *unknown += n;
       continue;
     }
-    for (int i = 0; i < cnt; ++i) {
+    for (unsigned long i = 0; i < n; ++i) {
       int node = status[i];
       if (node == -EFAULT)
-        node = node_of_page(pages[i], page);
+        node = node_of_page(pages[at + i], page);
       if (node >= 0 && node < MAXNODES)
         by_node[node]++;
       else if (node == -ENOENT || node == -1)
@@ -247,9 +233,83 @@ static void count_pages(void *p, size_t n, uint64_t *by_node,
   }
 }
 
-/* Live blocks at exit, plus the pages of blocks freed while tracking. */
+/* Node of every page of [p, p+n). */
+static void count_pages(void *p, size_t n, uint64_t *by_node,
+                        uint64_t *untouched, uint64_t *unknown) {
+  long page = sysconf(_SC_PAGESIZE);
+  enum { BATCH = 1024 };
+  void *pages[BATCH];
+  uintptr_t a = (uintptr_t)p & ~(uintptr_t)(page - 1);
+  uintptr_t end = (uintptr_t)p + n;
+  while (a < end) {
+    size_t cnt = 0;
+    for (; cnt < BATCH && a < end; ++cnt, a += (uintptr_t)page)
+      pages[cnt] = (void *)a;
+    count_page_list(pages, cnt, page, by_node, untouched, unknown);
+  }
+}
+
+/* Resident pages of the regions slots of \p kind are mapped in: mincore
+ * says which pages are resident (most of a region may never have been
+ * touched), move_pages names their nodes. Only regions memkind handed out
+ * blocks in (hm_region_used; a slot's chunk may span 64 GiB of which a few
+ * MiB are used), runs of them asked of mincore up to 1 GiB at a time. */
+static void census_regions(int kind, struct residency *r) {
+  uintptr_t base = atomic_load(&hm_range_base);
+  uint64_t regions = atomic_load(&hm_region_used_end);
+  long page = sysconf(_SC_PAGESIZE);
+  enum { RUN = 256 }; /* regions per mincore call */
+  size_t per = ((size_t)1 << HM_REGION_SHIFT) / (size_t)page;
+  unsigned char *vec = malloc(per * RUN);
+  void **list = malloc(per * sizeof *list);
+  if (!base || !vec || !list) {
+    free(vec);
+    free(list);
+    return;
+  }
+  int kind_of[256]; /* by owner byte: the slot's kind, or -1 */
+  for (int o = 0; o < 256; ++o) {
+    char pol[8];
+    uint64_t threads, cpus;
+    kind_of[o] = -1;
+    if (o && hm_slot_info(o - 1, &kind_of[o], pol, sizeof pol, &threads,
+                          &cpus) < 0)
+      kind_of[o] = -1;
+  }
+  for (uint64_t i = 0; i < regions;) {
+    if (!atomic_load(&hm_region_used[i]) ||
+        kind_of[atomic_load(&hm_region_owner[i])] != kind) {
+      ++i;
+      continue;
+    }
+    uint64_t n = 1;
+    while (n < RUN && i + n < regions && atomic_load(&hm_region_used[i + n]) &&
+           kind_of[atomic_load(&hm_region_owner[i + n])] == kind)
+      ++n;
+    char *at = (char *)(base + (i << HM_REGION_SHIFT));
+    if (mincore(at, (size_t)n << HM_REGION_SHIFT, vec) == 0)
+      for (uint64_t j = 0; j < n * per;) {
+        size_t cnt = 0;
+        for (; j < n * per && cnt < per; ++j)
+          if (vec[j] & 1)
+            list[cnt++] = at + j * (size_t)page;
+        count_page_list(list, cnt, page, r->pages, &r->untouched,
+                        &r->unknown);
+      }
+    i += n;
+  }
+  free(vec);
+  free(list);
+}
+
+/* The kind's pages now: of its live blocks (HMPLACE_REPORT_PAGES=live), or
+ * of the memory it holds. */
 static void residency_of(int kind, struct residency *r) {
   memset(r, 0, sizeof(*r));
+  if (!hm_tracking) {
+    census_regions(kind, r);
+    return;
+  }
   for (size_t h = 0; h < NBUCKETS; ++h)
     for (struct blk *b = Buckets[h]; b; b = b->next) {
       if (hmplace_owner(b->p) != kind + 1)
@@ -257,9 +317,6 @@ static void residency_of(int kind, struct residency *r) {
       ++r->blocks;
       count_pages(b->p, b->n, r->pages, &r->untouched, &r->unknown);
     }
-  for (int n = 0; n < MAXNODES; ++n)
-    r->pages[n] += FreedPages[kind][n];
-  r->unknown += FreedUnknown[kind];
 }
 
 static const char *human(uint64_t b, char *buf, size_t n) {
@@ -511,6 +568,14 @@ void hm_report_init(void) {
             r);
     return;
   }
-  hm_tracking = 1;
+  hm_reporting = 1;
+  const char *pages = secure_getenv("HMPLACE_REPORT_PAGES");
+  if (pages && !strcmp(pages, "live"))
+    hm_tracking = 1;
+  else if (pages && *pages && strcmp(pages, "resident"))
+    fprintf(stderr,
+            "hmplace: warning: HMPLACE_REPORT_PAGES='%s' not understood; "
+            "use live or resident\n",
+            pages);
   atexit(hmplace_report);
 }
