@@ -1,6 +1,8 @@
-// The runtime's per-thread cache of placed blocks: every size from 0 to past
-// the largest cached class gets a block of at least that many usable bytes,
-// blocks are reused through the cache, and live bytes return to zero.
+// The size classes of the runtime's per-thread cache: every size from 0 to
+// past the largest cached class gets a placed block of at least that many
+// usable bytes, calloc clears a block that may come back dirty, and live
+// bytes return to zero. (That the cache serves freed blocks:
+// thread-cache.c.)
 // RUN: %clang %hmplace_cflags -O1 %s %hmplace_lib -o %t
 // RUN: %hbw %t | FileCheck %s
 #include "Inputs/expect.h"
