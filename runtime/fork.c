@@ -20,9 +20,11 @@ static void prepare(void) {
   hm_slots_fork_lock(1);
   hm_range_fork_lock(1);
   hm_orphans_fork_lock(1);
+  hm_counts_fork_lock(1);
 }
 
 static void release(void) {
+  hm_counts_fork_lock(0);
   hm_orphans_fork_lock(0);
   hm_range_fork_lock(0);
   hm_slots_fork_lock(0);

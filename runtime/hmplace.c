@@ -474,12 +474,90 @@ static void add_live(struct kstate *s, size_t usable) {
     ;
 }
 
+/* Allocations and requested bytes are counted per thread, without a locked
+ * instruction (a load and a store of the thread's own counter): two locked
+ * adds per placed allocation cost more than the per-thread cache saves on
+ * some machines (AMD EPYC VMs: 1.07-1.48x a direct memkind malloc+free).
+ * hmplace_get_stats adds the threads' counts up; a thread's counts go to
+ * the kind's shared counters when it exits, and its block is reused. Live
+ * bytes stay shared: budgets and the peak need them at once. */
+struct tcount {
+  _Atomic uint64_t allocs[HMPLACE_KIND_COUNT], bytes[HMPLACE_KIND_COUNT];
+  struct tcount *next;
+  int in_use;
+};
+static __thread struct tcount *TCount __attribute__((tls_model("initial-exec")));
+static struct tcount *CountList; /* under CountLock */
+static pthread_mutex_t CountLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t CountKey;
+static pthread_once_t CountKeyOnce = PTHREAD_ONCE_INIT;
+
+void hm_counts_fork_lock(int take) {
+  if (take)
+    pthread_mutex_lock(&CountLock);
+  else
+    pthread_mutex_unlock(&CountLock);
+}
+
+static void release_counts(void *c) {
+  struct tcount *t = c;
+  pthread_mutex_lock(&CountLock);
+  for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
+    atomic_fetch_add(&Kinds[k].allocs, atomic_load(&t->allocs[k]));
+    atomic_fetch_add(&Kinds[k].bytes, atomic_load(&t->bytes[k]));
+    atomic_store(&t->allocs[k], 0);
+    atomic_store(&t->bytes[k], 0);
+  }
+  t->in_use = 0;
+  pthread_mutex_unlock(&CountLock);
+  TCount = NULL;
+}
+
+static void make_count_key(void) {
+  pthread_key_create(&CountKey, release_counts);
+}
+
+static struct tcount *new_counts(void) {
+  pthread_once(&CountKeyOnce, make_count_key);
+  pthread_mutex_lock(&CountLock);
+  struct tcount *t = CountList;
+  while (t && t->in_use)
+    t = t->next;
+  if (!t && (t = calloc(1, sizeof *t))) {
+    t->next = CountList;
+    CountList = t;
+  }
+  if (t)
+    t->in_use = 1;
+  pthread_mutex_unlock(&CountLock);
+  if (t)
+    pthread_setspecific(CountKey, t);
+  return TCount = t;
+}
+
+static inline void count_alloc(struct kstate *s, size_t req) {
+  struct tcount *t = TCount;
+  if (__builtin_expect(!t, 0) && !(t = new_counts())) {
+    atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->bytes, req, memory_order_relaxed);
+    return;
+  }
+  size_t k = (size_t)(s - Kinds);
+  atomic_store_explicit(
+      &t->allocs[k],
+      atomic_load_explicit(&t->allocs[k], memory_order_relaxed) + 1,
+      memory_order_relaxed);
+  atomic_store_explicit(
+      &t->bytes[k],
+      atomic_load_explicit(&t->bytes[k], memory_order_relaxed) + req,
+      memory_order_relaxed);
+}
+
 /* A block of \p usable bytes for a request of \p req, of which \p held
  * were already counted live by may_place. */
 static void account_alloc(struct kstate *s, size_t req, size_t usable,
                           size_t held) {
-  atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&s->bytes, req, memory_order_relaxed);
+  count_alloc(s, req);
   if (usable >= held)
     add_live(s, usable - held);
   else
@@ -1014,6 +1092,12 @@ void hmplace_get_stats(enum hmplace_kind k, struct hmplace_stats *o) {
   struct kstate *s = &Kinds[k];
   o->allocs = atomic_load(&s->allocs);
   o->bytes = atomic_load(&s->bytes);
+  pthread_mutex_lock(&CountLock);
+  for (struct tcount *t = CountList; t; t = t->next) {
+    o->allocs += atomic_load_explicit(&t->allocs[k], memory_order_relaxed);
+    o->bytes += atomic_load_explicit(&t->bytes[k], memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&CountLock);
   o->live = atomic_load(&s->live);
   o->peak = atomic_load(&s->peak);
   o->fallbacks = atomic_load(&s->fallbacks);

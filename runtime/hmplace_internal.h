@@ -60,6 +60,7 @@ void hm_ctx_fork_lock(int take);
 void hm_slots_fork_lock(int take);
 void hm_range_fork_lock(int take);
 void hm_orphans_fork_lock(int take);
+void hm_counts_fork_lock(int take);
 /* teardown.c: stop OpenMP workers before memkind's destructor runs. */
 void hm_teardown_init(void);
 
