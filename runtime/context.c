@@ -173,8 +173,7 @@ static int frame_id(const char *text, uint64_t *id) {
     return 0;
   memcpy(name, text, len);
   name[len] = 0;
-  *id = (uint64_t)hmplace_name_hash(name) << 32 |
-        (uint64_t)(line & 0xFFFFF) << 12 | (col > 0xFFF ? 0xFFF : col);
+  *id = HMPLACE_FRAME_ID(hmplace_name_hash(name), line, col);
   return 1;
 }
 
@@ -335,8 +334,7 @@ static struct ctx_site *site_of(const char *d) {
 /* A plan frame matches a pushed id if file and line agree and the plan's
  * column is 0 (any) or equal. Layout: tool/plan/Context.cpp. */
 static inline int frame_matches(uint64_t have, uint64_t want) {
-  uint64_t col = want & 0xFFF;
-  return !((have ^ want) >> 12) && (!col || col == (have & 0xFFF));
+  return HMPLACE_FRAME_MATCHES(have, want);
 }
 
 __thread struct hmplace_ctx_chosen hmplace_ctx_chosen

@@ -1,5 +1,4 @@
-/*===- fork.c - the runtime's locks across fork()
- *---------------------------===*
+/*===- fork.c - the runtime's locks across fork() ---------------------------===*
  *
  * A threaded program that forks gives the child a copy of every lock as it
  * was: one held by another thread stays held forever in the child, whose
@@ -13,23 +12,30 @@
 #include "hmplace_internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+
+/* The lock functions, in the order the code nests the locks (added by the
+ * constructor, alloc.c): fork.c calls into no other file itself. */
+static void (*Locks[16])(int take);
+static _Atomic int NumLocks;
+
+void hm_fork_add(void (*lock)(int take)) {
+  int n = atomic_load(&NumLocks);
+  if (n < (int)(sizeof Locks / sizeof *Locks)) {
+    Locks[n] = lock;
+    atomic_store(&NumLocks, n + 1);
+  }
+}
 
 static void prepare(void) {
-  hm_track_fork_lock(1);
-  hm_ctx_fork_lock(1);
-  hm_slots_fork_lock(1);
-  hm_range_fork_lock(1);
-  hm_orphans_fork_lock(1);
-  hm_counts_fork_lock(1);
+  int n = atomic_load(&NumLocks);
+  for (int i = 0; i < n; ++i)
+    Locks[i](1);
 }
 
 static void release(void) {
-  hm_counts_fork_lock(0);
-  hm_orphans_fork_lock(0);
-  hm_range_fork_lock(0);
-  hm_slots_fork_lock(0);
-  hm_ctx_fork_lock(0);
-  hm_track_fork_lock(0);
+  for (int i = atomic_load(&NumLocks) - 1; i >= 0; --i)
+    Locks[i](0);
 }
 
 static void do_register(void) { pthread_atfork(prepare, release, release); }

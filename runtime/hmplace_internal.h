@@ -30,6 +30,9 @@ extern int hm_tracking;
 extern int hm_reporting;
 void hm_track_alloc_slow(void *p, size_t n);
 void hm_track_free_slow(void *p);
+/* Each tracked block; the caller holds the tracking lock
+ * (hm_track_fork_lock(1)). */
+void hm_track_each(void (*fn)(void *p, size_t n, void *arg), void *arg);
 static inline void hm_track_alloc(void *p, size_t n) {
   if (__builtin_expect(hm_tracking, 0))
     hm_track_alloc_slow(p, n);
@@ -55,6 +58,8 @@ const struct hm_job *hm_job(void);
 /* fork.c: take (1) or release (0) each file's locks around fork(), in the
  * order fork.c gives; hm_fork_register installs the handlers once. */
 void hm_fork_register(void);
+/* Add a file's lock function (take 1 / release 0), in nesting order. */
+void hm_fork_add(void (*lock)(int take));
 void hm_track_fork_lock(int take);
 void hm_ctx_fork_lock(int take);
 void hm_slots_fork_lock(int take);

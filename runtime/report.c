@@ -27,161 +27,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-int hm_parse_size(const char *s, uint64_t *out) {
-  while (isspace((unsigned char)*s))
-    ++s;
-  if (!isdigit((unsigned char)*s))
-    return -1;
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s)
-    return -1;
-  while (isspace((unsigned char)*end))
-    ++end;
-  static const struct {
-    const char *u;
-    double m;
-  } Units[] = {{"", 1},
-               {"b", 1},
-               {"k", 1024.0},
-               {"kib", 1024.0},
-               {"m", 1048576.0},
-               {"mib", 1048576.0},
-               {"g", 1073741824.0},
-               {"gib", 1073741824.0},
-               {"t", 1099511627776.0},
-               {"tib", 1099511627776.0},
-               {"kb", 1e3},
-               {"mb", 1e6},
-               {"gb", 1e9},
-               {"tb", 1e12}};
-  char unit[8] = {0};
-  size_t n = 0;
-  while (end[n] && !isspace((unsigned char)end[n]) && n < sizeof(unit) - 1) {
-    unit[n] = (char)tolower((unsigned char)end[n]);
-    ++n;
-  }
-  if (end[n] && !isspace((unsigned char)end[n]))
-    return -1;
-  for (size_t i = 0; i < sizeof(Units) / sizeof(Units[0]); ++i)
-    if (!strcmp(unit, Units[i].u)) {
-      double b = v * Units[i].m;
-      if (!(b < 18446744073709551616.0))
-        return -1;
-      *out = (uint64_t)b;
-      return 0;
-    }
-  return -1;
-}
-
-static unsigned char BudgetFromEnv[HMPLACE_KIND_COUNT];
-
-int hm_budget_from_env(int k) { return BudgetFromEnv[k]; }
-
-void hm_read_budget_env(void) {
-  const char *env = secure_getenv("HMPLACE_BUDGET");
-  if (!env)
-    return;
-  const char *p = env;
-  while (*p) {
-    const char *item = p;
-    const char *comma = strchr(p, ',');
-    size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    const char *eq = memchr(item, '=', len);
-    int k = eq ? hm_kind_by_name(item, (size_t)(eq - item)) : -1;
-    char val[64];
-    uint64_t bytes;
-    size_t vlen = eq ? len - (size_t)(eq + 1 - item) : 0;
-    if (k >= 0 && vlen < sizeof(val)) {
-      memcpy(val, eq + 1, vlen);
-      val[vlen] = 0;
-    }
-    /* SIZE/node: the node's budget, shared by the ranks on the node. */
-    int per_node = 0;
-    if (k >= 0 && vlen < sizeof(val) && vlen > 5 &&
-        !strcmp(val + vlen - 5, "/node")) {
-      val[vlen - 5] = 0;
-      per_node = 1;
-    }
-    if (k < 0 || vlen >= sizeof(val) || hm_parse_size(val, &bytes) != 0) {
-      fprintf(stderr,
-              "hmplace: warning: ignoring '%.*s' in HMPLACE_BUDGET; expected "
-              "KIND=SIZE or KIND=SIZE/node, e.g. HBW=16GiB\n",
-              (int)len, item);
-    } else {
-      if (per_node) {
-        const struct hm_job *j = hm_job();
-        if (j->local_size > 0)
-          bytes /= (uint64_t)j->local_size;
-        else
-          fprintf(stderr,
-                  "hmplace: warning: HMPLACE_BUDGET gives '%.*s' but no MPI "
-                  "launcher says how many ranks share this node; this "
-                  "process takes the whole node's budget\n",
-                  (int)len, item);
-      }
-      hm_store_budget(k, bytes);
-      BudgetFromEnv[k] = 1;
-    }
-    p = comma ? comma + 1 : p + len;
-  }
-}
-
-/*--- live block tracking (report mode only) -------------------------------*/
-
-int hm_tracking;
-int hm_reporting;
-
-struct blk {
-  void *p;
-  size_t n;
-  struct blk *next;
-};
-enum { NBUCKETS = 4096 };
-static struct blk *Buckets[NBUCKETS];
-static pthread_mutex_t TrackLock = PTHREAD_MUTEX_INITIALIZER;
-
-void hm_track_fork_lock(int take) {
-  if (take)
-    pthread_mutex_lock(&TrackLock);
-  else
-    pthread_mutex_unlock(&TrackLock);
-}
-
-static size_t bucket(void *p) {
-  uintptr_t v = (uintptr_t)p >> 4;
-  return (v ^ (v >> 12) ^ (v >> 24)) % NBUCKETS;
-}
-
-void hm_track_alloc_slow(void *p, size_t n) {
-  struct blk *b = malloc(sizeof *b);
-  if (!b)
-    return;
-  b->p = p;
-  b->n = n;
-  pthread_mutex_lock(&TrackLock);
-  size_t h = bucket(p);
-  b->next = Buckets[h];
-  Buckets[h] = b;
-  pthread_mutex_unlock(&TrackLock);
-}
+/*--- the report -------------------------------------------------------------*/
 
 enum { MAXNODES = 64 };
-
-void hm_track_free_slow(void *p) {
-  pthread_mutex_lock(&TrackLock);
-  struct blk **pp = &Buckets[bucket(p)];
-  while (*pp && (*pp)->p != p)
-    pp = &(*pp)->next;
-  struct blk *b = *pp;
-  if (b)
-    *pp = b->next;
-  pthread_mutex_unlock(&TrackLock);
-  free(b);
-}
-
-/*--- the report -------------------------------------------------------------*/
 
 struct residency {
   uint64_t pages[MAXNODES]; /* by node */
@@ -272,8 +120,8 @@ static void census_regions(int kind, struct residency *r) {
     char pol[8];
     uint64_t threads, cpus;
     kind_of[o] = -1;
-    if (o && hm_slot_info(o - 1, &kind_of[o], pol, sizeof pol, &threads,
-                          &cpus) < 0)
+    if (o &&
+        hm_slot_info(o - 1, &kind_of[o], pol, sizeof pol, &threads, &cpus) < 0)
       kind_of[o] = -1;
   }
   for (uint64_t i = 0; i < regions;) {
@@ -293,13 +141,25 @@ static void census_regions(int kind, struct residency *r) {
         for (; j < n * per && cnt < per; ++j)
           if (vec[j] & 1)
             list[cnt++] = at + j * (size_t)page;
-        count_page_list(list, cnt, page, r->pages, &r->untouched,
-                        &r->unknown);
+        count_page_list(list, cnt, page, r->pages, &r->untouched, &r->unknown);
       }
     i += n;
   }
   free(vec);
   free(list);
+}
+
+struct live_census {
+  int kind;
+  struct residency *r;
+};
+
+static void live_block(void *p, size_t n, void *arg) {
+  struct live_census *c = arg;
+  if (hmplace_owner(p) != c->kind + 1)
+    return;
+  ++c->r->blocks;
+  count_pages(p, n, c->r->pages, &c->r->untouched, &c->r->unknown);
 }
 
 /* The kind's pages now: of its live blocks (HMPLACE_REPORT_PAGES=live), or
@@ -310,13 +170,8 @@ static void residency_of(int kind, struct residency *r) {
     census_regions(kind, r);
     return;
   }
-  for (size_t h = 0; h < NBUCKETS; ++h)
-    for (struct blk *b = Buckets[h]; b; b = b->next) {
-      if (hmplace_owner(b->p) != kind + 1)
-        continue;
-      ++r->blocks;
-      count_pages(b->p, b->n, r->pages, &r->untouched, &r->unknown);
-    }
+  struct live_census c = {kind, r};
+  hm_track_each(live_block, &c);
 }
 
 static const char *human(uint64_t b, char *buf, size_t n) {
@@ -396,11 +251,11 @@ static void report_text(FILE *f) {
     snprintf(rank + strlen(rank), sizeof rank - strlen(rank),
              ", %d ranks on this node", j->local_size);
   fprintf(f, "hmplace: placement report (pid %d%s)%s\n", (int)getpid(), rank,
-          hm_sanitizer()  ? " [under a sanitizer: nothing placed]"
+          hm_sanitizer() ? " [under a sanitizer: nothing placed]"
           : report_off() ? " [HMPLACE=off: nothing placed]"
                          : "");
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k)
-    if (BudgetFromEnv[k] && hm_load_budget(k))
+    if (hm_budget_from_env(k) && hm_load_budget(k))
       fprintf(f, "hmplace: budget %s: %llu bytes\n",
               hmplace_kind_name((enum hmplace_kind)k),
               (unsigned long long)hm_load_budget(k));
@@ -497,7 +352,7 @@ static void report_json(FILE *f) {
 }
 
 void hmplace_report(void) {
-  pthread_mutex_lock(&TrackLock);
+  hm_track_fork_lock(1); /* the tracked blocks stay as they are */
   if (JsonPath) {
     /* Never through a symbolic link someone planted at the path: the
      * report would overwrite whatever it points to. */
@@ -516,7 +371,7 @@ void hmplace_report(void) {
   } else {
     report_text(stderr);
   }
-  pthread_mutex_unlock(&TrackLock);
+  hm_track_fork_lock(0);
 }
 
 /* A report path with %r (the MPI rank, or "pid" and the pid where there is

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hmplace_frame.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -162,9 +164,7 @@ void hmplace_scope_exit(void);
  * the same (tool/plan/Context.cpp), and names longer than 64 bytes are
  * hashed by the runtime. */
 #define HMPLACE_FRAME(file, line, col)                                        \
-  ((uint64_t)HMPLACE_NAME_HASH_(file) << 32 |                                 \
-   (uint64_t)((line) & 0xFFFFF) << 12 |                                       \
-   (uint64_t)((col) > 0xFFF ? 0xFFF : (col)))
+  HMPLACE_FRAME_ID(HMPLACE_NAME_HASH_(file), line, col)
 #define HMPLACE_NAME_HASH_(s)                                                 \
   (sizeof(s) <= 65 ? HMPLACE_SUM64_(s) : hmplace_name_hash(s))
 #define HMPLACE_CH_(s, i)                                                     \
@@ -241,7 +241,6 @@ long double hmplace_ctx_pass_ldouble(long double value);
 #endif
 
 /* The shadow stack (HmPlace.so writes the same layout in IR). */
-#define HMPLACE_CTX_CAP 64
 struct hmplace_ctx_stack {
   uint32_t depth; /* may exceed HMPLACE_CTX_CAP: deeper ids are not kept */
   uint32_t reserved;

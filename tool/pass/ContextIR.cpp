@@ -21,6 +21,8 @@
 //===----------------------------------------------------------------------===//
 #include "ContextIR.h"
 
+#include "hmplace_frame.h" // the runtime's shadow-stack capacity
+
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -32,7 +34,7 @@ using namespace llvm;
 
 namespace hmplace {
 
-static constexpr unsigned CtxCap = 64; // HMPLACE_CTX_CAP
+static constexpr unsigned CtxCap = HMPLACE_CTX_CAP;
 
 static Value *stackAddress(IRBuilder<> &B) {
   Module &M = *B.GetInsertBlock()->getModule();

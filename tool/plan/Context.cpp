@@ -10,6 +10,8 @@
 #include "plan/AllocFns.h"
 #include "plan/Plan.h"
 
+#include "hmplace_frame.h" // the runtime's frame-id layout
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Path.h"
@@ -32,14 +34,11 @@ uint32_t contextNameHash(StringRef Path) {
 }
 
 uint64_t contextFrameId(StringRef Path, unsigned Line, unsigned Column) {
-  uint64_t Col = Column > 0xFFF ? 0xFFF : Column;
-  return uint64_t(contextNameHash(Path)) << 32 |
-         uint64_t(Line & 0xFFFFF) << 12 | Col;
+  return HMPLACE_FRAME_ID(contextNameHash(Path), Line, Column);
 }
 
 bool contextFrameMatches(uint64_t Have, uint64_t Want) {
-  uint64_t Col = Want & 0xFFF;
-  return !((Have ^ Want) >> 12) && (!Col || Col == (Have & 0xFFF));
+  return HMPLACE_FRAME_MATCHES(Have, Want);
 }
 
 bool isStdLibraryFile(StringRef Path) {

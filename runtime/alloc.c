@@ -1,0 +1,156 @@
+/*===- alloc.c - the entry points for planned sites, and start-up ---------===*
+ *
+ * hmplace_malloc and its siblings keep C's semantics (malloc(0), calloc's
+ * overflow check, posix_memalign's EINVAL without touching *out or errno),
+ * and fall back to the ordinary heap with C's own call when the kind may
+ * not or cannot serve the request. The runtime's constructor is here, in
+ * the file every program that places anything links: from
+ * libhmplace-core.a a file of its own would be left out.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include "placed.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A block of \p req bytes (aligned to \p align unless 0) from kind \p k, or
+ * NULL when the kind may not or cannot serve it: counted, and the caller
+ * falls back to the ordinary heap with C's own call. */
+static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
+  hm_ctx_account(req);
+  size_t held;
+  if (!valid_kind(k) || !may_place(k, req, &held))
+    return NULL;
+  int idx = slot_for(k);
+  void *p = NULL;
+  if (idx >= 0)
+    p = align ? hm_placed_aligned(k, idx, align, req, held)
+              : hm_placed_malloc(k, idx, req, held);
+  if (!p) {
+    atomic_fetch_sub_explicit(&hm_kinds[k].live, held, memory_order_relaxed);
+    placed_failed(k);
+  }
+  return p;
+}
+
+void *hmplace_malloc(enum hmplace_kind k, size_t n) {
+  /* malloc(0) returns a unique pointer; memkind's returns NULL. */
+  void *p = try_place(k, 0, n ? n : 1);
+  return p ? p : malloc(n);
+}
+
+void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size) {
+  size_t n;
+  /* memkind_calloc does not check the product for overflow. */
+  if (__builtin_mul_overflow(nmemb, size, &n)) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  void *p = try_place(k, 0, n ? n : 1);
+  if (!p)
+    return calloc(nmemb, size);
+  /* Cached blocks are dirty and fresh ones are zero only sometimes. */
+  memset(p, 0, n);
+  return p;
+}
+
+static int good_alignment(size_t align) {
+  return align && (align & (align - 1)) == 0;
+}
+
+int hmplace_posix_memalign(enum hmplace_kind k, void **out, size_t align,
+                           size_t n) {
+  /* POSIX: a power of two multiple of sizeof(void *), else EINVAL and *out
+   * untouched. Returns the error; errno is left alone. */
+  if (!good_alignment(align) || align % sizeof(void *) != 0)
+    return EINVAL;
+  void *p = try_place(k, align, n ? n : 1);
+  if (p) {
+    *out = p;
+    return 0;
+  }
+  int saved = errno;
+  int r = posix_memalign(out, align, n);
+  errno = saved;
+  return r;
+}
+
+void *hmplace_aligned_alloc(enum hmplace_kind k, size_t align, size_t n) {
+  /* glibc accepts any power of two (even below sizeof(void *)). */
+  if (!good_alignment(align)) {
+    errno = EINVAL;
+    return NULL;
+  }
+  size_t a = align < sizeof(void *) ? sizeof(void *) : align;
+  void *p = try_place(k, a, n ? n : 1);
+  return p ? p : aligned_alloc(align, n);
+}
+
+void *hmplace_memalign(enum hmplace_kind k, size_t align, size_t n) {
+  /* glibc's memalign rounds a non-power-of-two alignment up. */
+  if (align > ((size_t)1 << (sizeof(size_t) * 8 - 1))) {
+    errno = EINVAL;
+    return NULL;
+  }
+  size_t a = sizeof(void *);
+  while (a < align)
+    a <<= 1;
+  void *p = try_place(k, a, n ? n : 1);
+  return p ? p : memalign(align, n);
+}
+
+void *hmplace_valloc(enum hmplace_kind k, size_t n) {
+  return hmplace_memalign(k, (size_t)sysconf(_SC_PAGESIZE), n);
+}
+
+char *hmplace_strdup(enum hmplace_kind k, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = hmplace_malloc(k, n);
+  if (d)
+    memcpy(d, s, n);
+  return d;
+}
+
+char *hmplace_strndup(enum hmplace_kind k, const char *s, size_t max) {
+  size_t n = strnlen(s, max);
+  char *d = hmplace_malloc(k, n + 1);
+  if (d) {
+    memcpy(d, s, n);
+    d[n] = 0;
+  }
+  return d;
+}
+
+/*--- start-up ---------------------------------------------------------------*/
+
+__attribute__((constructor)) static void hmplace_init(void) {
+  /* Every lock of the runtime, in the order the code nests them: taken
+   * before fork and released on both sides (fork.c). */
+  static void (*const Locks[])(int) = {
+      hm_track_fork_lock, hm_ctx_fork_lock,     hm_slots_fork_lock,
+      hm_range_fork_lock, hm_orphans_fork_lock, hm_counts_fork_lock};
+  for (size_t i = 0; i < sizeof Locks / sizeof *Locks; ++i)
+    hm_fork_add(Locks[i]);
+  /* Locks are statically initialised: placed allocations from earlier
+   * constructors are fine. */
+  const char *off = getenv("HMPLACE");
+  if (off && (!strcmp(off, "off") || !strcmp(off, "0")))
+    atomic_store(&hm_off, 1);
+#if HMPLACE_INTERPOSE
+  hm_heap_init();
+  /* Placed blocks freed through the sanitizer's free would be "bad frees":
+   * the program runs with every planned allocation on its heap. */
+  if (hm_sanitizer())
+    atomic_store(&hm_off, 1);
+#endif
+  hm_job_init();
+  hm_read_budget_env();
+  hm_report_init();
+  hm_teardown_init();
+  /* memkind's jemalloc registers its fork handlers when it starts: start it
+   * now, so that ours come after and run before its own at fork (fork.c). */
+  memkind_free(MEMKIND_DEFAULT, memkind_malloc(MEMKIND_DEFAULT, 16));
+  hm_fork_register();
+}

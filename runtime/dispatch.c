@@ -1,0 +1,131 @@
+/*===- dispatch.c - free, realloc and usable size of any pointer ----------===*
+ *
+ * Every free of the program comes here (libhmplace.so defines free):
+ * owning a pointer is a range check and one byte of the region table
+ * (placed.h, owner_of), so the path of an ordinary block is two loads, a
+ * compare and a jump to the next allocator's free.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include "placed.h"
+
+#include <string.h>
+
+static inline __attribute__((always_inline)) void dispatch_free(void *p) {
+  int k = owner_of(p);
+  if (__builtin_expect(k < 0, 1)) {
+    heap_free(p);
+    return;
+  }
+  hm_placed_free(k, p);
+}
+
+void hmplace_free(void *p) { dispatch_free(p); }
+void hm_free(void *p) { dispatch_free(p); }
+
+#if HMPLACE_INTERPOSE
+/* The program's free() (interpose.c has realloc and the rest). Defined here,
+ * beside the ownership test, so that the test is inlined into the path every
+ * free of the program takes. */
+void free(void *p) { dispatch_free(p); }
+#endif
+
+size_t hmplace_malloc_usable_size(void *p) {
+  if (!p)
+    return 0;
+  int idx = owner_of(p);
+  if (idx < 0)
+    return hm_heap_usable(p);
+  return memkind_malloc_usable_size(slot_kind(idx), p);
+}
+
+/* Move a block of \p old_usable bytes to a fresh one from \p alloc. */
+static void *move_block(void *p, size_t old_usable, size_t n, void *fresh) {
+  if (!fresh)
+    return NULL; /* C: the old block is untouched on failure */
+  memcpy(fresh, p, old_usable < n ? old_usable : n);
+  hmplace_free(p);
+  return fresh;
+}
+
+static void *placed_realloc(int idx, void *p, size_t n) {
+  int k = hm_slots[idx].kind;
+  struct kstate *s = &hm_kinds[k];
+  size_t old = memkind_malloc_usable_size(slot_kind(idx), p);
+  /* Growth is taken from the budget first, as in may_place. */
+  uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
+  size_t want = usable_for(n);
+  size_t grow = want > old ? want - old : 0, held = 0;
+  int off = atomic_load_explicit(&hm_off, memory_order_relaxed);
+  int fits = !off && (!b || !grow || reserve(s, b, grow));
+  if (fits && b)
+    held = grow;
+  if (fits) {
+    hm_track_forget(p);
+    /* In place, or moved within the slot's current chunk. */
+    struct slot *sl = &hm_slots[idx];
+    void *q = memkind_realloc(sl->chunk[atomic_load(&sl->cur)], p, n);
+    if (q) {
+      size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
+      account_free(s, old + held);
+      add_live(s, u);
+      hm_track_alloc(q, u);
+      return q;
+    }
+    hm_track_alloc(p, old); /* still ours, unchanged */
+    /* That chunk is full: another chunk of the slot, or a new one. The old
+     * block stays until the copy is made, so the budget must hold both. */
+    if (!b || reserve(s, b, want - held)) {
+      held = b ? want : 0;
+      if ((q = hm_slot_alloc(idx, n, 0))) {
+        size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
+        memcpy(q, p, old < n ? old : n);
+        account_free(s, held);
+        add_live(s, u);
+        hm_track_alloc(q, u);
+        hm_placed_free(idx, p);
+        return q;
+      }
+      placed_failed(k);
+    } else {
+      atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
+      hm_warn_budget(k);
+    }
+    account_free(s, held);
+  } else {
+    atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
+    if (!off)
+      hm_warn_budget(k);
+  }
+  /* Over budget or full: the block leaves the kind for the ordinary heap. */
+  return move_block(p, old, n, malloc(n));
+}
+
+void *hmplace_realloc(void *p, size_t n) {
+  int idx = owner_of(p);
+  if (idx < 0)
+    return hm_heap_realloc(p, n);
+  if (n == 0) { /* glibc: free and return NULL */
+    hm_placed_free(idx, p);
+    return NULL;
+  }
+  return placed_realloc(idx, p, n);
+}
+
+void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
+  if (!p)
+    return hmplace_malloc(k, n);
+  hm_ctx_account(n);
+  if (!valid_kind(k)) /* a context site chose the ordinary heap */
+    return hmplace_realloc(p, n);
+  int owner = owner_of(p);
+  if (n == 0) {
+    hmplace_free(p);
+    return NULL;
+  }
+  if (owner >= 0 && hm_slots[owner].kind == (int)k)
+    return placed_realloc(owner, p, n);
+  /* From the heap or another kind: move it into k. */
+  size_t old = owner < 0 ? hm_heap_usable(p)
+                         : memkind_malloc_usable_size(slot_kind(owner), p);
+  return move_block(p, old, n, hmplace_malloc(k, n));
+}

@@ -1,0 +1,113 @@
+/*===- heap.c - the ordinary heap beneath the runtime's free and realloc --===*
+ *
+ * libhmplace.so defines free, realloc and malloc_usable_size (interpose.c,
+ * dispatch.c); a block that is not placed goes on to the next definitions:
+ * glibc's, a preloaded allocator's, or a sanitizer's, which owns the heap
+ * (placement is then off: alloc.c). libhmplace-core.a calls libc directly.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include "placed.h"
+
+#include <dlfcn.h>
+#include <malloc.h>
+#include <stdlib.h>
+
+#if HMPLACE_INTERPOSE
+/* This library defines free/realloc/malloc_usable_size itself, so the next
+ * definitions are looked up (glibc's, or a preloaded allocator's). glibc's
+ * __libc_* serve until then: dlsym may itself allocate and free. */
+extern void __libc_free(void *);
+extern void *__libc_realloc(void *, size_t);
+static void bootstrap_free(void *p);
+/* Starts as bootstrap_free, so the hot path is a load and a jump, no test. */
+void (*hm_next_free)(void *) = bootstrap_free;
+static void *(*next_realloc)(void *, size_t);
+static size_t (*next_usable)(void *);
+static _Atomic int next_resolving;
+
+/* A sanitizer that owns the heap (its runtime defines malloc and free ahead
+ * of every library: in the executable for clang, first in the search order
+ * for gcc), or NULL. Its free, not this library's, then receives every
+ * pointer the program frees, and it cannot release memkind's blocks. */
+static const char *Sanitizer;
+
+static const char *find_sanitizer(void) {
+  static const struct {
+    const char *init, *name;
+  } San[] = {{"__asan_init", "AddressSanitizer"},
+             {"__hwasan_init", "HWAddressSanitizer"},
+             {"__tsan_init", "ThreadSanitizer"},
+             {"__msan_init", "MemorySanitizer"},
+             {"__lsan_init", "LeakSanitizer"}};
+  for (size_t i = 0; i < sizeof San / sizeof *San; ++i)
+    if (dlsym(RTLD_DEFAULT, San[i].init))
+      return San[i].name;
+  return NULL;
+}
+
+static int ours(void *fn) {
+  Dl_info a, b;
+  return fn && dladdr(fn, &a) && dladdr((void *)&find_sanitizer, &b) &&
+         a.dli_fbase == b.dli_fbase;
+}
+
+void hm_heap_init(void) {
+  if (atomic_exchange(&next_resolving, 1))
+    return;
+  /* Under a sanitizer the heap's functions are its, wherever they are in
+   * the search order: RTLD_NEXT would skip them (they come before). */
+  Sanitizer = find_sanitizer();
+  void *where = Sanitizer ? RTLD_DEFAULT : RTLD_NEXT;
+  void *f = dlsym(where, "free");
+  void *r = dlsym(where, "realloc");
+  void *u = dlsym(where, "malloc_usable_size");
+  /* Never our own (a sanitizer that leaves one of them alone): compared by
+   * the object that holds it, since this library's own references to free
+   * resolve to whichever definition comes first. */
+  if (ours(f))
+    f = NULL;
+  if (ours(r))
+    r = NULL;
+  if (ours(u))
+    u = Sanitizer ? dlsym(RTLD_NEXT, "malloc_usable_size") : NULL;
+  if (u)
+    __atomic_store_n(&next_usable, (size_t(*)(void *))u, __ATOMIC_RELEASE);
+  if (r)
+    __atomic_store_n(&next_realloc, (void *(*)(void *, size_t))r,
+                     __ATOMIC_RELEASE);
+  if (f)
+    __atomic_store_n(&hm_next_free, (void (*)(void *))f, __ATOMIC_RELEASE);
+}
+
+/* Until the constructor has asked dlsym (or if it cannot answer), glibc's
+ * own free. Never dlsym from here: a free before the constructor may come
+ * from inside dlsym itself (UBSan's start-up calls dlsym, whose error path
+ * frees its message), and a nested dlsym there frees that message twice. */
+static void bootstrap_free(void *p) { __libc_free(p); }
+
+void *hm_heap_realloc(void *p, size_t n) {
+  void *(*f)(void *, size_t) = __atomic_load_n(&next_realloc, __ATOMIC_ACQUIRE);
+  return f ? f(p, n) : __libc_realloc(p, n); /* as bootstrap_free */
+}
+
+size_t hm_heap_usable(void *p) {
+  size_t (*f)(void *) = __atomic_load_n(&next_usable, __ATOMIC_ACQUIRE);
+  if (!f) {
+    hm_heap_init();
+    f = __atomic_load_n(&next_usable, __ATOMIC_ACQUIRE);
+  }
+  return f ? f(p) : 0;
+}
+#else
+void hm_heap_init(void) {}
+void *hm_heap_realloc(void *p, size_t n) { return realloc(p, n); }
+size_t hm_heap_usable(void *p) { return malloc_usable_size(p); }
+#endif
+
+const char *hm_sanitizer(void) {
+#if HMPLACE_INTERPOSE
+  return Sanitizer;
+#else
+  return NULL;
+#endif
+}

@@ -1,0 +1,289 @@
+/*===- kinds.c - kinds: names, counters, budgets and warnings ------------===*
+ *
+ * What the plan asked of each kind, whichever slots served it: allocations,
+ * bytes, live and peak bytes, fallbacks, the budget (from HMPLACE_BUDGET,
+ * read here, or hmplace_set_budget), and the one-time warnings. The inline
+ * accounting of the hot paths is in placed.h.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include "placed.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const hm_kind_names[HMPLACE_KIND_COUNT] = {
+    "MEMKIND_REGULAR",
+    "MEMKIND_DEFAULT",
+    "MEMKIND_HUGETLB",
+    "MEMKIND_HBW",
+    "MEMKIND_HBW_ALL",
+    "MEMKIND_HBW_PREFERRED",
+    "MEMKIND_HBW_HUGETLB",
+    "MEMKIND_HBW_ALL_HUGETLB",
+    "MEMKIND_HBW_PREFERRED_HUGETLB",
+    "MEMKIND_HBW_INTERLEAVE",
+    "MEMKIND_INTERLEAVE",
+    "MEMKIND_DAX_KMEM",
+    "MEMKIND_DAX_KMEM_ALL",
+    "MEMKIND_DAX_KMEM_PREFERRED",
+    "MEMKIND_DAX_KMEM_INTERLEAVE",
+    "MEMKIND_HIGHEST_CAPACITY",
+    "MEMKIND_HIGHEST_CAPACITY_PREFERRED",
+    "MEMKIND_HIGHEST_CAPACITY_LOCAL",
+    "MEMKIND_HIGHEST_CAPACITY_LOCAL_PREFERRED",
+    "MEMKIND_LOWEST_LATENCY_LOCAL",
+    "MEMKIND_LOWEST_LATENCY_LOCAL_PREFERRED",
+    "MEMKIND_HIGHEST_BANDWIDTH_LOCAL",
+    "MEMKIND_HIGHEST_BANDWIDTH_LOCAL_PREFERRED",
+};
+
+const char *hmplace_kind_name(enum hmplace_kind k) {
+  return (unsigned)k < HMPLACE_KIND_COUNT ? hm_kind_names[k] : "invalid";
+}
+
+struct kstate hm_kinds[HMPLACE_KIND_COUNT];
+_Atomic int hm_off;
+
+void hm_warn(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "hmplace: warning: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void hm_kind_unavailable(int k, const char *why) {
+  if (!atomic_exchange(&hm_kinds[k].warned_unavailable, 1))
+    hm_warn("%s is unavailable (%s); its planned allocations use the ordinary "
+            "heap",
+            hm_kind_names[k], why);
+}
+
+/* The slot could not give a block: no chunk has room and no new one could
+ * be mapped. */
+void hm_kind_full(int k, const char *why) {
+  if (!atomic_exchange(&hm_kinds[k].warned_full, 1))
+    hm_warn(
+        "%s could not satisfy an allocation (%s); it and later ones that do "
+        "not fit use the ordinary heap",
+        hm_kind_names[k], why);
+}
+
+void hm_warn_budget(int k) {
+  struct kstate *s = &hm_kinds[k];
+  if (!atomic_exchange(&s->warned_budget, 1))
+    hm_warn("%s budget exhausted; further planned allocations that do not "
+            "fit use the ordinary heap",
+            hm_kind_names[k]);
+}
+
+static _Atomic int warned_off;
+
+void hm_warn_off(void) {
+  if (hm_sanitizer() && !atomic_exchange(&warned_off, 1))
+    hm_warn("placement is off: the program runs under %s, whose free "
+            "cannot release memkind's blocks; planned allocations use "
+            "the ordinary heap",
+            hm_sanitizer());
+}
+
+/*--- per-thread counts (placed.h) ------------------------------------------*/
+
+__thread struct tcount *hm_tcount __attribute__((tls_model("initial-exec")));
+static struct tcount *CountList; /* under CountLock */
+static pthread_mutex_t CountLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t CountKey;
+static pthread_once_t CountKeyOnce = PTHREAD_ONCE_INIT;
+
+void hm_counts_fork_lock(int take) {
+  if (take)
+    pthread_mutex_lock(&CountLock);
+  else
+    pthread_mutex_unlock(&CountLock);
+}
+
+static void release_counts(void *c) {
+  struct tcount *t = c;
+  pthread_mutex_lock(&CountLock);
+  for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
+    atomic_fetch_add(&hm_kinds[k].allocs, atomic_load(&t->allocs[k]));
+    atomic_fetch_add(&hm_kinds[k].bytes, atomic_load(&t->bytes[k]));
+    atomic_store(&t->allocs[k], 0);
+    atomic_store(&t->bytes[k], 0);
+  }
+  t->in_use = 0;
+  pthread_mutex_unlock(&CountLock);
+  hm_tcount = NULL;
+}
+
+static void make_count_key(void) {
+  pthread_key_create(&CountKey, release_counts);
+}
+
+struct tcount *hm_new_counts(void) {
+  pthread_once(&CountKeyOnce, make_count_key);
+  pthread_mutex_lock(&CountLock);
+  struct tcount *t = CountList;
+  while (t && t->in_use)
+    t = t->next;
+  if (!t && (t = calloc(1, sizeof *t))) {
+    t->next = CountList;
+    CountList = t;
+  }
+  if (t)
+    t->in_use = 1;
+  pthread_mutex_unlock(&CountLock);
+  if (t)
+    pthread_setspecific(CountKey, t);
+  return hm_tcount = t;
+}
+
+/*--- budgets and stats -----------------------------------------------------*/
+
+void hmplace_set_budget(enum hmplace_kind k, uint64_t bytes) {
+  if (valid_kind(k) && !hm_budget_from_env(k))
+    atomic_store(&hm_kinds[k].budget, bytes);
+}
+
+void hmplace_get_stats(enum hmplace_kind k, struct hmplace_stats *o) {
+  memset(o, 0, sizeof(*o));
+  if (!valid_kind(k))
+    return;
+  struct kstate *s = &hm_kinds[k];
+  o->allocs = atomic_load(&s->allocs);
+  o->bytes = atomic_load(&s->bytes);
+  pthread_mutex_lock(&CountLock);
+  for (struct tcount *t = CountList; t; t = t->next) {
+    o->allocs += atomic_load_explicit(&t->allocs[k], memory_order_relaxed);
+    o->bytes += atomic_load_explicit(&t->bytes[k], memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&CountLock);
+  o->live = atomic_load(&s->live);
+  o->peak = atomic_load(&s->peak);
+  o->fallbacks = atomic_load(&s->fallbacks);
+  int st = atomic_load(&s->state);
+  o->available = st == KIND_READY ? 1 : st == KIND_UNAVAILABLE ? -1 : 0;
+}
+
+int hm_kind_by_name(const char *name, size_t len) {
+  for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
+    const char *n = hm_kind_names[k];
+    if (strlen(n) == len && !strncmp(n, name, len))
+      return k;
+    /* Also without the MEMKIND_ prefix: HMPLACE_BUDGET=HBW=16GiB. */
+    if (strlen(n + 8) == len && !strncmp(n + 8, name, len))
+      return k;
+  }
+  return -1;
+}
+
+uint64_t hm_load_budget(int k) { return atomic_load(&hm_kinds[k].budget); }
+
+void hm_store_budget(int k, uint64_t bytes) {
+  atomic_store(&hm_kinds[k].budget, bytes);
+}
+
+int hm_parse_size(const char *s, uint64_t *out) {
+  while (isspace((unsigned char)*s))
+    ++s;
+  if (!isdigit((unsigned char)*s))
+    return -1;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s)
+    return -1;
+  while (isspace((unsigned char)*end))
+    ++end;
+  static const struct {
+    const char *u;
+    double m;
+  } Units[] = {{"", 1},
+               {"b", 1},
+               {"k", 1024.0},
+               {"kib", 1024.0},
+               {"m", 1048576.0},
+               {"mib", 1048576.0},
+               {"g", 1073741824.0},
+               {"gib", 1073741824.0},
+               {"t", 1099511627776.0},
+               {"tib", 1099511627776.0},
+               {"kb", 1e3},
+               {"mb", 1e6},
+               {"gb", 1e9},
+               {"tb", 1e12}};
+  char unit[8] = {0};
+  size_t n = 0;
+  while (end[n] && !isspace((unsigned char)end[n]) && n < sizeof(unit) - 1) {
+    unit[n] = (char)tolower((unsigned char)end[n]);
+    ++n;
+  }
+  if (end[n] && !isspace((unsigned char)end[n]))
+    return -1;
+  for (size_t i = 0; i < sizeof(Units) / sizeof(Units[0]); ++i)
+    if (!strcmp(unit, Units[i].u)) {
+      double b = v * Units[i].m;
+      if (!(b < 18446744073709551616.0))
+        return -1;
+      *out = (uint64_t)b;
+      return 0;
+    }
+  return -1;
+}
+
+static unsigned char BudgetFromEnv[HMPLACE_KIND_COUNT];
+
+int hm_budget_from_env(int k) { return BudgetFromEnv[k]; }
+
+void hm_read_budget_env(void) {
+  const char *env = secure_getenv("HMPLACE_BUDGET");
+  if (!env)
+    return;
+  const char *p = env;
+  while (*p) {
+    const char *item = p;
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    const char *eq = memchr(item, '=', len);
+    int k = eq ? hm_kind_by_name(item, (size_t)(eq - item)) : -1;
+    char val[64];
+    uint64_t bytes;
+    size_t vlen = eq ? len - (size_t)(eq + 1 - item) : 0;
+    if (k >= 0 && vlen < sizeof(val)) {
+      memcpy(val, eq + 1, vlen);
+      val[vlen] = 0;
+    }
+    /* SIZE/node: the node's budget, shared by the ranks on the node. */
+    int per_node = 0;
+    if (k >= 0 && vlen < sizeof(val) && vlen > 5 &&
+        !strcmp(val + vlen - 5, "/node")) {
+      val[vlen - 5] = 0;
+      per_node = 1;
+    }
+    if (k < 0 || vlen >= sizeof(val) || hm_parse_size(val, &bytes) != 0) {
+      fprintf(stderr,
+              "hmplace: warning: ignoring '%.*s' in HMPLACE_BUDGET; expected "
+              "KIND=SIZE or KIND=SIZE/node, e.g. HBW=16GiB\n",
+              (int)len, item);
+    } else {
+      if (per_node) {
+        const struct hm_job *j = hm_job();
+        if (j->local_size > 0)
+          bytes /= (uint64_t)j->local_size;
+        else
+          fprintf(stderr,
+                  "hmplace: warning: HMPLACE_BUDGET gives '%.*s' but no MPI "
+                  "launcher says how many ranks share this node; this "
+                  "process takes the whole node's budget\n",
+                  (int)len, item);
+      }
+      hm_store_budget(k, bytes);
+      BudgetFromEnv[k] = 1;
+    }
+    p = comma ? comma + 1 : p + len;
+  }
+}

@@ -1,0 +1,68 @@
+/*===- track.c - live placed blocks, for the report's exact page census ---===*
+ *
+ * Only with HMPLACE_REPORT_PAGES=live (hm_tracking): a record per placed
+ * block under one lock, which the placed paths call into (placed.h) and the
+ * report reads at exit. The lowest layer: it calls nothing of the runtime.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include "hmplace_internal.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+int hm_tracking;
+int hm_reporting;
+
+struct blk {
+  void *p;
+  size_t n;
+  struct blk *next;
+};
+enum { NBUCKETS = 4096 };
+static struct blk *Buckets[NBUCKETS];
+static pthread_mutex_t TrackLock = PTHREAD_MUTEX_INITIALIZER;
+
+void hm_track_fork_lock(int take) {
+  if (take)
+    pthread_mutex_lock(&TrackLock);
+  else
+    pthread_mutex_unlock(&TrackLock);
+}
+
+static size_t bucket(void *p) {
+  uintptr_t v = (uintptr_t)p >> 4;
+  return (v ^ (v >> 12) ^ (v >> 24)) % NBUCKETS;
+}
+
+void hm_track_alloc_slow(void *p, size_t n) {
+  struct blk *b = malloc(sizeof *b);
+  if (!b)
+    return;
+  b->p = p;
+  b->n = n;
+  pthread_mutex_lock(&TrackLock);
+  size_t h = bucket(p);
+  b->next = Buckets[h];
+  Buckets[h] = b;
+  pthread_mutex_unlock(&TrackLock);
+}
+
+void hm_track_free_slow(void *p) {
+  pthread_mutex_lock(&TrackLock);
+  struct blk **pp = &Buckets[bucket(p)];
+  while (*pp && (*pp)->p != p)
+    pp = &(*pp)->next;
+  struct blk *b = *pp;
+  if (b)
+    *pp = b->next;
+  pthread_mutex_unlock(&TrackLock);
+  free(b);
+}
+
+/* Each tracked block (the caller holds the lock: hm_track_fork_lock). */
+void hm_track_each(void (*fn)(void *p, size_t n, void *arg), void *arg) {
+  for (size_t h = 0; h < NBUCKETS; ++h)
+    for (struct blk *b = Buckets[h]; b; b = b->next)
+      fn(b->p, b->n, arg);
+}
