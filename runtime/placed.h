@@ -67,6 +67,53 @@ size_t hm_heap_usable(void *p) HM_HIDDEN;
 /* Look up the next free/realloc (and whether a sanitizer owns the heap). */
 void hm_heap_init(void) HM_HIDDEN;
 
+/*--- size classes -----------------------------------------------------------*/
+
+/* memkind's jemalloc rounds a request of n bytes up to its size class:
+ * 16-byte steps to 128, then four classes per doubling. The step is the
+ * one definition; the cache's class index and its inverse follow from it. */
+enum { NCLS = 40, CACHE_N = 32, MAX_CACHED = 32768 };
+
+/* 2^lg < n <= 2^(lg+1), for n > 128. */
+static inline unsigned size_lg(size_t n) {
+  return 63 - (unsigned)__builtin_clzll(n - 1);
+}
+
+static inline size_t size_step(size_t n) {
+  return n <= 128 ? 16 : (size_t)1 << (size_lg(n) - 2);
+}
+
+/* The usable size of a block for a request of n bytes. */
+static inline size_t usable_for(size_t n) {
+  size_t step = size_step(n);
+  return n ? (n + step - 1) & ~(step - 1) : 16;
+}
+
+/* The cache's class of a request of n <= MAX_CACHED bytes: its size class's
+ * index (above 128: four per doubling, 2^lg + k * step for k = 1..4). */
+static inline unsigned class_for_request(size_t n) {
+  if (n <= 128)
+    return (unsigned)(usable_for(n) / 16 - 1);
+  unsigned lg = size_lg(n);
+  return 8 + (lg - 7) * 4 + (unsigned)((usable_for(n) >> (lg - 2)) - 5);
+}
+
+/* The usable size of class i: the inverse of class_for_request. */
+static inline size_t class_size(unsigned i) {
+  if (i < 8)
+    return 16 * (size_t)(i + 1);
+  unsigned lg = 7 + (i - 8) / 4, k = (i - 8) % 4 + 1;
+  return (size_t)(4 + k) << (lg - 2);
+}
+
+/* Class whose size is exactly u, or -1. */
+static inline int class_exact(size_t u) {
+  if (u > MAX_CACHED || u < 16)
+    return -1;
+  unsigned c = class_for_request(u);
+  return class_size(c) == u ? (int)c : -1;
+}
+
 /*--- kinds.c ---------------------------------------------------------------*/
 
 extern const char *const hm_kind_names[HMPLACE_KIND_COUNT] HM_HIDDEN;
@@ -155,16 +202,6 @@ static inline void account_alloc(struct kstate *s, size_t req, size_t usable,
 
 static inline void account_free(struct kstate *s, size_t usable) {
   atomic_fetch_sub_explicit(&s->live, usable, memory_order_relaxed);
-}
-
-/* The usable size memkind's jemalloc gives a request of n bytes: its size
- * class (16-byte steps to 128, then four classes per doubling). */
-static inline size_t usable_for(size_t n) {
-  if (n <= 128)
-    return n ? (n + 15) & ~(size_t)15 : 16;
-  unsigned lg = 63 - (unsigned)__builtin_clzll(n - 1); /* 2^lg < n */
-  size_t delta = (size_t)1 << (lg - 2);
-  return (n + delta - 1) & ~(delta - 1);
 }
 
 /* Take \p u bytes of kind \p s's budget \p b (counted live) if they fit. */
@@ -290,35 +327,6 @@ static inline int owner_of(const void *p) {
 static inline memkind_t slot_kind(int idx) { return hm_slots[idx].chunk[0]; }
 
 /*--- cache.c ---------------------------------------------------------------*/
-
-/* Size classes of memkind's jemalloc (16-byte steps to 128, then four per
- * doubling), as the cache keeps them. */
-enum { NCLS = 40, CACHE_N = 32, MAX_CACHED = 32768 };
-
-static inline size_t class_size(unsigned i) {
-  if (i < 8)
-    return 16 * (size_t)(i + 1);
-  unsigned lg = 7 + (i - 8) / 4, k = (i - 8) % 4 + 1;
-  return ((size_t)1 << lg) + (size_t)k * ((size_t)1 << (lg - 2));
-}
-
-/* Smallest class >= n (n <= MAX_CACHED). */
-static inline unsigned class_for_request(size_t n) {
-  if (n <= 128)
-    return n ? (unsigned)((n + 15) / 16 - 1) : 0;
-  unsigned lg = 63 - (unsigned)__builtin_clzll(n - 1); /* 2^lg < n */
-  size_t delta = (size_t)1 << (lg - 2);
-  unsigned k = (unsigned)((n - ((size_t)1 << lg) + delta - 1) / delta);
-  return 8 + (lg - 7) * 4 + (k - 1);
-}
-
-/* Class whose size is exactly u, or -1. */
-static inline int class_exact(size_t u) {
-  if (u > MAX_CACHED || u < 16)
-    return -1;
-  unsigned c = class_for_request(u);
-  return class_size(c) == u ? (int)c : -1;
-}
 
 void *hm_placed_malloc(int k, int idx, size_t n, size_t held) HM_HIDDEN;
 void *hm_placed_aligned(int k, int idx, size_t align, size_t n,
