@@ -106,7 +106,8 @@ static cl::opt<std::string> EnvPlan(cl::Positional, cl::Required,
 
 static cl::SubCommand
     AdviseCmd("advise", "Write a plan from LLVM MemProf profiles of a program "
-                        "(clang -g -fmemory-profile -fno-omit-frame-pointer)");
+                        "(clang -g -fmemory-profile -fno-omit-frame-pointer "
+                        "-fno-optimize-sibling-calls)");
 static cl::list<std::string> AdviseProfiles(cl::Positional, cl::OneOrMore,
                                             cl::desc("<profile>..."),
                                             cl::sub(AdviseCmd), cl::cat(Cat));
