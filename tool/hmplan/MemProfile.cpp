@@ -252,9 +252,9 @@ void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
     const ProfileFrame &In = Ctx.Frames.front();
     if (const std::string *Callee = Index.calleeAt(In.File, In.Line, In.Column))
       Ctx.Unnameable = "its innermost frame calls " + *Callee +
-                       ", which is no allocator: the allocation inside it "
-                       "was a tail call, which leaves no frame (profile a "
-                       "build with -fno-optimize-sibling-calls)";
+                       ", which no front end places (if it allocates by a "
+                       "tail call, that leaves no frame: profile a build "
+                       "with -fno-optimize-sibling-calls)";
   }
   std::string Key = Ctx.Unnameable.empty() ? "" : "?>";
   for (const ProfileFrame &F : Ctx.Frames)
