@@ -52,6 +52,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -91,6 +92,44 @@ private:
   }
   std::string Msg;
 };
+
+/// Whether \p M was compiled from Fortran (flang): by its compile units'
+/// language, or, without debug info, by what flang names.
+bool isFortranModule(const Module &M) {
+  for (const DICompileUnit *CU : M.debug_compile_units()) {
+    unsigned L = CU->getSourceLanguage();
+    if (L == dwarf::DW_LANG_Fortran77 || L == dwarf::DW_LANG_Fortran90 ||
+        L == dwarf::DW_LANG_Fortran95 || L == dwarf::DW_LANG_Fortran03 ||
+        L == dwarf::DW_LANG_Fortran08)
+      return true;
+  }
+  // Without debug info: flang names the module after its MLIR module, and
+  // mangles procedures _QP (external), _QM (module), _QQ (main program).
+  if (M.getSourceFileName() == "FIRModule")
+    return true;
+  for (const Function &F : M)
+    if (!F.isDeclaration() &&
+        (F.getName().starts_with("_QP") || F.getName().starts_with("_QM") ||
+         F.getName().starts_with("_QQ")))
+      return true;
+  StringRef Ext = sys::path::extension(M.getSourceFileName());
+  return Ext.size() > 1 && (Ext[1] == 'f' || Ext[1] == 'F');
+}
+
+/// Report a diagnostic of the pass. flang 19 installs a diagnostic handler
+/// that drops a plugin's diagnostics, errors included, and the compile then
+/// succeeds; clang shows them and fails on errors. For Fortran modules the
+/// message also goes to stderr, and an error ends the compile with exit
+/// status 1 (the output is removed), as clang's would.
+void report(Module &M, const Twine &Msg, DiagnosticSeverity S) {
+  M.getContext().diagnose(HmPlaceDiag(Msg, S));
+  if (!isFortranModule(M))
+    return;
+  if (S == DS_Error)
+    report_fatal_error(Msg, /*gen_crash_diag=*/false);
+  if (S == DS_Warning)
+    errs() << "warning: " << Msg << "\n";
+}
 
 /// The plan file \p Path names: as given if absolute or found from the
 /// current directory, else the first match in a parent directory. Under
@@ -383,27 +422,27 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     if (const char *E = getenv("HMPLACE_PLAN"))
       Path = E;
   if (Path.empty()) {
-    Ctx.diagnose(HmPlaceDiag(
-        "HmPlace: no plan given: set HMPLACE_PLAN=plan.yaml (or -mllvm "
-        "-placement-plan=plan.yaml with -Xclang -load -Xclang HmPlace.so)",
-        DS_Error));
+    report(M,
+           "HmPlace: no plan given: set HMPLACE_PLAN=plan.yaml (or -mllvm "
+           "-placement-plan=plan.yaml with -Xclang -load -Xclang HmPlace.so)",
+           DS_Error);
     return PreservedAnalyses::all();
   }
   std::string Resolved = resolvePlanPath(Path);
   if (Resolved.empty()) {
-    Ctx.diagnose(HmPlaceDiag(
-        "HmPlace: plan '" + Path +
-            "' not found in the current directory or any directory above it "
-            "(relative plans are looked up upwards, so that recursive make "
-            "finds the plan at the top of the tree; or give an absolute path)",
-        DS_Error));
+    report(M,
+           "HmPlace: plan '" + Path +
+               "' not found in the current directory or any directory above "
+               "it (relative plans are looked up upwards, so that recursive "
+               "make finds the plan at the top of the tree; or give an "
+               "absolute path)",
+           DS_Error);
     return PreservedAnalyses::all();
   }
   const LoadedPlan &L = loadPlanOnce(Resolved, moduleBasenames(M));
   if (!L.P) {
-    Ctx.diagnose(HmPlaceDiag("HmPlace: cannot use plan '" + Path +
-                                 "' (see the errors above)",
-                             DS_Error));
+    report(M, "HmPlace: cannot use plan '" + Path + "' (see the errors above)",
+           DS_Error);
     return PreservedAnalyses::all();
   }
 
@@ -439,11 +478,11 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
           F->KindArg != 0 && isStdLibraryFile(DL->getFilename());
     }
   if (SawCallWithoutLoc && Sites.empty()) {
-    Ctx.diagnose(HmPlaceDiag(
-        "HmPlace: module '" + moduleLabel(M) +
-            "' has allocation calls but no debug locations; nothing placed "
-            "(compile with -g or -gline-tables-only)",
-        DS_Warning));
+    report(M,
+           "HmPlace: module '" + moduleLabel(M) +
+               "' has allocation calls but no debug locations; nothing placed "
+               "(compile with -g or -gline-tables-only)",
+           DS_Warning);
     return PreservedAnalyses::all();
   }
 
@@ -456,10 +495,11 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
   // Entries that cannot be applied exactly place nothing; say so by default
   // (not as a remark) where they name a call, so the miss is never silent.
   for (const PlanEntry *E : Matcher.unusableHits())
-    Ctx.diagnose(HmPlaceDiag("HmPlace: plan entry '" + E->key() + "' (" +
-                                 L.D->describe(E->Loc) + ") is not applied: " +
-                                 Matcher.shape(*E).Why + "; it places nothing",
-                             DS_Warning));
+    report(M,
+           "HmPlace: plan entry '" + E->key() + "' (" + L.D->describe(E->Loc) +
+               ") is not applied: " + Matcher.shape(*E).Why +
+               "; it places nothing",
+           DS_Warning);
 
   bool Changed = false;
   SiteDescriptors Descs(M);
@@ -579,11 +619,12 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
     if (!R.Module.empty()) {
       std::string Err = writeRecord(Resolved, R);
       if (!Err.empty())
-        Ctx.diagnose(HmPlaceDiag("HmPlace: cannot record what module '" +
-                                     R.Module + "' matched (" + Err +
-                                     "); `hmplan summary` will not count it "
-                                     "(HMPLACE_NO_RECORD=1 turns records off)",
-                                 DS_Warning));
+        report(M,
+               "HmPlace: cannot record what module '" + R.Module +
+                   "' matched (" + Err +
+                   "); `hmplan summary` will not count it "
+                   "(HMPLACE_NO_RECORD=1 turns records off)",
+               DS_Warning);
     }
   }
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
