@@ -133,6 +133,8 @@ __attribute__((constructor)) static void hmplace_init(void) {
       hm_range_fork_lock, hm_orphans_fork_lock, hm_counts_fork_lock};
   for (size_t i = 0; i < sizeof Locks / sizeof *Locks; ++i)
     hm_fork_add(Locks[i]);
+  hm_counts_init();
+  hm_cache_init();
   /* Locks are statically initialised: placed allocations from earlier
    * constructors are fine. */
   const char *off = getenv("HMPLACE");

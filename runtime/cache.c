@@ -68,6 +68,8 @@ static void make_cache_key(void) {
   pthread_key_create(&CacheKey, release_thread_caches);
 }
 
+void hm_cache_init(void) { pthread_once(&CacheKeyOnce, make_cache_key); }
+
 static struct kcache *cache_for(int k) {
   struct kcache *c = TCache[k];
   if (__builtin_expect(c != NULL, 1))

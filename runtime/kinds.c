@@ -124,6 +124,8 @@ static void make_count_key(void) {
   pthread_key_create(&CountKey, release_counts);
 }
 
+void hm_counts_init(void) { pthread_once(&CountKeyOnce, make_count_key); }
+
 struct tcount *hm_new_counts(void) {
   pthread_once(&CountKeyOnce, make_count_key);
   pthread_mutex_lock(&CountLock);

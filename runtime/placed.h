@@ -158,6 +158,11 @@ struct tcount {
 extern __thread struct tcount *hm_tcount HM_HIDDEN
     __attribute__((tls_model("initial-exec")));
 struct tcount *hm_new_counts(void) HM_HIDDEN;
+/* The thread-exit keys of the counts and the cache, made at start-up: a
+ * pthread_once another thread is inside of when the program forks would
+ * never finish in the child. */
+void hm_counts_init(void) HM_HIDDEN;
+void hm_cache_init(void) HM_HIDDEN;
 
 /* Add \p usable live bytes and raise the peak if they set a new one. */
 static inline void add_live(struct kstate *s, size_t usable) {
