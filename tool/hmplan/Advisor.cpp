@@ -23,6 +23,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 using namespace llvm;
@@ -87,18 +88,38 @@ private:
   std::vector<uint64_t> Max, Add;
 };
 
+/// Time cut at every unit's first and last moment: the points the capacity
+/// is checked at.
+struct Timeline {
+  std::vector<uint64_t> Cuts;
+  explicit Timeline(const std::vector<PlanUnit> &Units) {
+    for (const PlanUnit &U : Units) {
+      Cuts.push_back(U.Sum.Start);
+      Cuts.push_back(U.Sum.End);
+    }
+    llvm::sort(Cuts);
+    Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
+  }
+  size_t at(uint64_t T) const {
+    return std::lower_bound(Cuts.begin(), Cuts.end(), T) - Cuts.begin();
+  }
+  size_t size() const { return std::max<size_t>(Cuts.size(), 1); }
+};
+
 struct Item {
   const PlanUnit *U;
   double Gain, Miss;
   uint64_t Peak;
   size_t Lo, Hi;   ///< cut indices of its lifetime
   std::string Key; ///< frames, for a stable order
+  bool Nameable;   ///< an entry can name its allocation call
+  std::vector<const ProfileFrame *> Frames; ///< entryFrames
 };
 
 /// The contexts of \p Order added greedily under \p Capacity; their gain.
 double greedy(const std::vector<const Item *> &Order, uint64_t Capacity,
               size_t Cuts, std::vector<const Item *> &Chosen) {
-  IntervalLoad Load(std::max<size_t>(Cuts, 1));
+  IntervalLoad Load(Cuts);
   double Sum = 0;
   for (const Item *I : Order) {
     if (I->Peak > Capacity || Load.max(I->Lo, I->Hi) + I->Peak > Capacity)
@@ -108,13 +129,6 @@ double greedy(const std::vector<const Item *> &Order, uint64_t Capacity,
     Sum += I->Gain;
   }
   return Sum;
-}
-
-std::string framesKey(const ProfileContext &C) {
-  std::string K;
-  for (const ProfileFrame &F : C.Frames)
-    K += F.File + ":" + utostr(F.Line) + ":" + utostr(F.Column) + ">";
-  return K;
 }
 
 /// Whether \p C is allocated inside the C++ library (a container's buffer,
@@ -147,10 +161,6 @@ const ProfileFrame *libraryEntry(const ProfileContext &C) {
     Last = &F;
   }
   return Last;
-}
-
-std::string frameText(const ProfileFrame &F) {
-  return F.File + ":" + utostr(F.Line) + ":" + utostr(F.Column);
 }
 
 /// How the plan names a file: relative to the plan's directory when inside
@@ -232,14 +242,19 @@ std::string describe(const ProfileContext &C) {
   return S.empty() ? "(no frame in the program)" : S;
 }
 
+/// Whether an entry can name \p C's allocation call at all.
+bool nameable(const ProfileContext &C) {
+  return C.Unnameable.empty() && !entryFrames(C).empty();
+}
+
 /// What an entry can name of \p C: its allocation call (or std::allocator)
 /// and the user frames; contexts with the same key are one unit.
 std::string unitKey(const ProfileContext &C) {
   if (!C.Unnameable.empty())
-    return "?" + framesKey(C); // never placed: kept apart, as profiled
+    return "?" + C.framesKey(); // never placed: kept apart, as profiled
   std::string K = isContainer(C) ? std::string(ContainerSite) + ">" : "";
   for (const ProfileFrame *F : entryFrames(C))
-    K += frameText(*F) + ">";
+    K += F->text() + ">";
   return K;
 }
 
@@ -262,12 +277,7 @@ std::vector<PlanUnit> planUnits(const std::vector<ProfileContext> &Contexts) {
     }
     // Both may be live at once: their peaks add up.
     PlanUnit &U = Units[It->second];
-    U.Sum.AllocCount += C.AllocCount;
-    U.Sum.TotalSize += C.TotalSize;
-    U.Sum.MaxSize = std::max(U.Sum.MaxSize, C.MaxSize);
-    U.Sum.Accesses += C.Accesses;
-    U.Sum.Start = std::min(U.Sum.Start, C.Start);
-    U.Sum.End = std::max(U.Sum.End, C.End);
+    U.Sum.add(C);
     U.Peak += C.peakBytes();
     ++U.Stacks;
   }
@@ -283,7 +293,7 @@ bool advise(const std::vector<ProfileContext> &Contexts,
   // Items, in a stable order (by frames), with their cut indices.
   std::vector<Item> Items;
   Items.reserve(Out.Units.size());
-  std::vector<uint64_t> Cuts;
+  Timeline Time(Out.Units);
   for (const PlanUnit &U : Out.Units) {
     Item I;
     I.U = &U;
@@ -291,21 +301,15 @@ bool advise(const std::vector<ProfileContext> &Contexts,
     I.Gain = double(U.Sum.Accesses) * I.Miss;
     I.Peak = U.Peak;
     I.Key = unitKey(U.Sum);
-    Cuts.push_back(U.Sum.Start);
-    Cuts.push_back(U.Sum.End);
+    I.Lo = Time.at(U.Sum.Start);
+    I.Hi = Time.at(U.Sum.End);
+    I.Nameable = nameable(U.Sum);
+    I.Frames = entryFrames(U.Sum);
     Items.push_back(std::move(I));
     Out.TotalGain += Items.back().Gain;
     Out.TotalAccesses += U.Sum.Accesses;
   }
   llvm::sort(Items, [](const Item &A, const Item &B) { return A.Key < B.Key; });
-  llvm::sort(Cuts);
-  Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
-  for (Item &I : Items) {
-    I.Lo = std::lower_bound(Cuts.begin(), Cuts.end(), I.U->Sum.Start) -
-           Cuts.begin();
-    I.Hi =
-        std::lower_bound(Cuts.begin(), Cuts.end(), I.U->Sum.End) - Cuts.begin();
-  }
 
   std::map<const Item *, ContextDecision> Dec;
   for (const Item &I : Items) {
@@ -318,8 +322,7 @@ bool advise(const std::vector<ProfileContext> &Contexts,
   std::vector<const Item *> Worth;
   for (const Item &I : Items) {
     bool Enough = Out.TotalGain > 0 && I.Gain / Out.TotalGain >= Opts.MinShare;
-    if (Enough && I.U->Sum.Unnameable.empty() &&
-        !entryFrames(I.U->Sum).empty()) {
+    if (Enough && I.Nameable) {
       Worth.push_back(&I);
       continue;
     }
@@ -364,8 +367,8 @@ bool advise(const std::vector<ProfileContext> &Contexts,
     std::vector<const Item *> A(Worth), B(Worth), CA, CB;
     llvm::sort(A, ByDensity);
     llvm::sort(B, ByGain);
-    double GA = greedy(A, Cap, Cuts.size(), CA);
-    double GB = greedy(B, Cap, Cuts.size(), CB);
+    double GA = greedy(A, Cap, Time.size(), CA);
+    double GB = greedy(B, Cap, Time.size(), CB);
     const std::vector<const Item *> &Chosen = GB > GA ? CB : CA;
     InFast.insert(Chosen.begin(), Chosen.end());
     for (const Item *I : Worth) {
@@ -390,7 +393,7 @@ bool advise(const std::vector<ProfileContext> &Contexts,
       Slow = T.str();
   if (Opts.Capacity.count("ddr")) {
     uint64_t Cap = Opts.Capacity.at("ddr");
-    IntervalLoad Load(std::max<size_t>(Cuts.size(), 1));
+    IntervalLoad Load(Time.size());
     std::vector<const Item *> InDDR;
     for (const Item &I : Items)
       if (!InFast.count(&I)) {
@@ -401,19 +404,19 @@ bool advise(const std::vector<ProfileContext> &Contexts,
     llvm::sort(InDDR,
                [&](const Item *A, const Item *B) { return ByDensity(B, A); });
     for (const Item *I : InDDR) {
-      if (Load.max(0, Cuts.size() - 1) <= Cap)
+      if (Load.max(0, Time.size() - 1) <= Cap)
         break;
       if (Slow.empty()) {
         D.report(Severity::Warning,
                  "the contexts kept in DDR need " +
-                     humanSize(Load.max(0, Cuts.size() - 1)) +
+                     humanSize(Load.max(0, Time.size() - 1)) +
                      " at their peak, more than the ddr capacity " +
                      humanSize(Cap) +
                      "; give a slow tier (pmem=SIZE or cxl=SIZE) to move "
                      "the coldest there");
         break;
       }
-      if (!I->U->Sum.Unnameable.empty() || entryFrames(I->U->Sum).empty())
+      if (!I->Nameable)
         continue;
       Load.add(I->Lo, I->Hi, uint64_t(0) - I->Peak);
       ContextDecision &CD = Dec[I];
@@ -436,11 +439,11 @@ bool advise(const std::vector<ProfileContext> &Contexts,
   std::map<std::string, std::vector<Node>> Tries;
   auto GroupOf = [](const ProfileContext &C) {
     return isContainer(C) ? std::string(ContainerSite)
-                          : frameText(C.Frames.front());
+                          : C.Frames.front().text();
   };
   std::vector<const Item *> Named; // those an entry can name
   for (const Item &I : Items)
-    if (I.U->Sum.Unnameable.empty() && !entryFrames(I.U->Sum).empty())
+    if (I.Nameable)
       Named.push_back(&I);
   for (const Item *I : Named) {
     const ProfileContext &C = I->U->Sum;
@@ -451,9 +454,9 @@ bool advise(const std::vector<ProfileContext> &Contexts,
     T[N].Tiers.insert(Dec[I].Tier);
     // A non-container's first user frame is its allocation call, the
     // group's key: the path below starts after it.
-    std::vector<const ProfileFrame *> U = entryFrames(C);
+    const std::vector<const ProfileFrame *> &U = I->Frames;
     for (size_t K = isContainer(C) ? 0 : 1; K < U.size(); ++K) {
-      auto [It, New] = T[N].Kids.try_emplace(frameText(*U[K]), T.size());
+      auto [It, New] = T[N].Kids.try_emplace(U[K]->text(), T.size());
       if (New)
         T.emplace_back();
       N = It->second;
@@ -474,7 +477,7 @@ bool advise(const std::vector<ProfileContext> &Contexts,
     const ProfileContext &C = I->U->Sum;
     const std::vector<Node> &T = Tries[GroupOf(C)];
     bool Container = isContainer(C);
-    std::vector<const ProfileFrame *> U = entryFrames(C);
+    const std::vector<const ProfileFrame *> &U = I->Frames;
     // Walk down until the subtree goes to one tier (a container needs its
     // user frame at least).
     std::vector<std::string> &Frames = FramesOf[I];
@@ -484,7 +487,7 @@ bool advise(const std::vector<ProfileContext> &Contexts,
     size_t K = Container ? 0 : 1;
     bool Distinct = T[0].Tiers.size() == 1 && !Container;
     while (!Distinct && K < U.size()) {
-      N = T[N].Kids.at(frameText(*U[K]));
+      N = T[N].Kids.at(U[K]->text());
       Frames.push_back(planFrame(*U[K], Opts.PlanDir));
       ++K;
       Distinct = T[N].Tiers.size() == 1;
@@ -588,7 +591,7 @@ bool advise(const std::vector<ProfileContext> &Contexts,
   }
   SiteMatcher M(*Read);
   for (const Item *I : Named) {
-    std::vector<const ProfileFrame *> U = entryFrames(I->U->Sum);
+    const std::vector<const ProfileFrame *> &U = I->Frames;
     CallContext Ctx;
     Ctx.Frames.push_back({U[0]->File, U[0]->Line, U[0]->Column});
     Ctx.StdAllocator = isContainer(I->U->Sum);
@@ -602,7 +605,7 @@ bool advise(const std::vector<ProfileContext> &Contexts,
   for (size_t N = 0; N < Named.size(); ++N) {
     const Item &I = *Named[N];
     const Placement &Pl = Res[N];
-    std::vector<const ProfileFrame *> U = entryFrames(I.U->Sum);
+    const std::vector<const ProfileFrame *> &U = I.Frames;
     std::string Got = "the ordinary heap";
     std::string Want = Dec[&I].Tier.empty()
                            ? Got
@@ -672,62 +675,48 @@ void printExplanation(const Advice &A, raw_ostream &OS) {
       OS << " (" << CD.U->Stacks
          << " call stacks that differ only in the library's frames)";
     OS << "\n     " << CD.Reason;
-    if (!CD.FramesUsed && CD.Tier.empty() &&
-        !StringRef(CD.Reason).ends_with("no entry can name it"))
+    if (!CD.FramesUsed && CD.Tier.empty() && nameable(C))
       OS << "; no entry: none claims it, so malloc places it";
     OS << "\n";
   }
 }
 
-void printCurve(const Advice &A, const AdviseOptions &Opts, raw_ostream &OS) {
-  // Units by gain per byte; each step's capacity is the peak of what is
-  // live at once so far.
-  struct Step {
-    const PlanUnit *U;
-    double Gain;
+void printCurve(const Advice &A, raw_ostream &OS) {
+  // Units by gain per byte (the gains the decisions weighed); each step's
+  // capacity is the peak of what is live at once so far.
+  std::vector<double> GainOf(A.Units.size());
+  for (const ContextDecision &CD : A.Decisions)
+    GainOf[CD.U - A.Units.data()] = CD.Gain;
+  std::vector<size_t> Steps(A.Units.size());
+  std::iota(Steps.begin(), Steps.end(), 0);
+  auto Density = [&](size_t U) {
+    return GainOf[U] / double(std::max<uint64_t>(A.Units[U].Peak, 1));
   };
-  std::vector<Step> Steps;
-  std::vector<uint64_t> Cuts;
-  double Total = 0;
-  uint64_t TotalAcc = 0;
-  for (const PlanUnit &U : A.Units) {
-    Steps.push_back({&U, double(U.Sum.Accesses) * missChance(U.Sum, Opts.LLC)});
-    Total += Steps.back().Gain;
-    TotalAcc += U.Sum.Accesses;
-    Cuts.push_back(U.Sum.Start);
-    Cuts.push_back(U.Sum.End);
-  }
-  llvm::sort(Cuts);
-  Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
-  llvm::stable_sort(Steps, [](const Step &A, const Step &B) {
-    return A.Gain / double(std::max<uint64_t>(A.U->Peak, 1)) >
-           B.Gain / double(std::max<uint64_t>(B.U->Peak, 1));
-  });
-  IntervalLoad Load(std::max<size_t>(Cuts.size(), 1));
+  llvm::stable_sort(
+      Steps, [&](size_t X, size_t Y) { return Density(X) > Density(Y); });
+  Timeline Time(A.Units);
+  IntervalLoad Load(Time.size());
   OS << "   HBM bytes  contexts  of all accesses    of the gain\n";
   double Gain = 0;
   uint64_t Acc = 0;
   unsigned N = 0;
   double NextMark = 0.1;
   bool Knee = false;
-  for (const Step &S : Steps) {
-    size_t Lo = std::lower_bound(Cuts.begin(), Cuts.end(), S.U->Sum.Start) -
-                Cuts.begin();
-    size_t Hi =
-        std::lower_bound(Cuts.begin(), Cuts.end(), S.U->Sum.End) - Cuts.begin();
-    Load.add(Lo, Hi, S.U->Peak);
-    Gain += S.Gain;
-    Acc += S.U->Sum.Accesses;
+  for (size_t S : Steps) {
+    const PlanUnit &U = A.Units[S];
+    Load.add(Time.at(U.Sum.Start), Time.at(U.Sum.End), U.Peak);
+    Gain += GainOf[S];
+    Acc += U.Sum.Accesses;
     ++N;
-    double G = Total > 0 ? Gain / Total : 1;
+    double G = A.TotalGain > 0 ? Gain / A.TotalGain : 1;
     // A row per tenth of the gain (and every row of a short profile).
     if (Steps.size() > 20 && G < NextMark && N != Steps.size())
       continue;
     while (NextMark <= G)
       NextMark += 0.1;
     OS << format("%12s %9u %16s %14s",
-                 humanSize(Load.max(0, Cuts.size() - 1)).c_str(), N,
-                 share(Acc, TotalAcc).c_str(), percent(G).c_str());
+                 humanSize(Load.max(0, Time.size() - 1)).c_str(), N,
+                 share(Acc, A.TotalAccesses).c_str(), percent(G).c_str());
     if (!Knee && G >= 0.9) {
       OS << "  <- 90% of the gain";
       Knee = true;

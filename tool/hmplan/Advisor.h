@@ -92,8 +92,7 @@ bool advise(const std::vector<ProfileContext> &Contexts,
 void printExplanation(const Advice &A, llvm::raw_ostream &OS);
 /// `--curve`: the share of all accesses (and of the weighted gain) that an
 /// HBM capacity covers, adding units by gain per byte.
-void printCurve(const Advice &A, const AdviseOptions &Opts,
-                llvm::raw_ostream &OS);
+void printCurve(const Advice &A, llvm::raw_ostream &OS);
 
 /// The last-level cache of this machine (sysfs), else 32 MiB; \p Source
 /// says which.

@@ -49,6 +49,28 @@ uint64_t ProfileContext::peakBytes() const {
   return std::min(TotalSize ? TotalSize : PerObject, PerObject * AtOnce);
 }
 
+std::string ProfileFrame::text() const {
+  return File + ":" + utostr(Line) + ":" + utostr(Column);
+}
+
+std::string ProfileContext::framesKey() const {
+  std::string K;
+  for (const ProfileFrame &F : Frames)
+    K += F.text() + ">";
+  return K;
+}
+
+void ProfileContext::add(const ProfileContext &C) {
+  AllocCount += C.AllocCount;
+  TotalSize += C.TotalSize;
+  MaxSize = std::max(MaxSize, C.MaxSize);
+  Accesses += C.Accesses;
+  Overlaps = std::max(Overlaps, C.Overlaps); // per process
+  Start = std::min(Start, C.Start);
+  End = std::max(End, C.End);
+  Profiles += C.Profiles;
+}
+
 namespace {
 
 /// How notes and tables name a function: qualified, without its parameter
@@ -200,18 +222,6 @@ struct Collected {
   bool OutsideMain = false; ///< a stack whose outermost frame is not main
 };
 
-/// Add the figures of \p C, from another run, to \p M.
-void addRun(ProfileContext &M, const ProfileContext &C) {
-  M.AllocCount += C.AllocCount;
-  M.TotalSize += C.TotalSize;
-  M.MaxSize = std::max(M.MaxSize, C.MaxSize);
-  M.Accesses += C.Accesses;
-  M.Overlaps = std::max(M.Overlaps, C.Overlaps); // per process
-  M.Start = std::min(M.Start, C.Start);
-  M.End = std::max(M.End, C.End);
-  M.Profiles += C.Profiles;
-}
-
 /// Add one allocation site of a profile.
 void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
              Collected &C) {
@@ -256,9 +266,7 @@ void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
                        "tail call, that leaves no frame: profile a build "
                        "with -fno-optimize-sibling-calls)";
   }
-  std::string Key = Ctx.Unnameable.empty() ? "" : "?>";
-  for (const ProfileFrame &F : Ctx.Frames)
-    Key += F.File + ":" + utostr(F.Line) + ":" + utostr(F.Column) + ">";
+  std::string Key = (Ctx.Unnameable.empty() ? "" : "?>") + Ctx.framesKey();
   const memprof::PortableMemInfoBlock &I = AI.Info;
   Ctx.AllocCount = I.getAllocCount();
   Ctx.TotalSize = I.getTotalSize();
@@ -274,7 +282,7 @@ void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
   // run in the same record: those add up.
   auto [It, New] = C.Record.try_emplace(std::move(Key), Ctx);
   if (!New)
-    addRun(It->second, Ctx);
+    It->second.add(Ctx);
 }
 
 /// The end of one function's record: every function on a stack lists its
@@ -438,7 +446,7 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
     for (auto &[Key, Ctx] : C.ByKey) {
       auto [It, New] = All.try_emplace(Key, Ctx);
       if (!New)
-        addRun(It->second, Ctx);
+        It->second.add(Ctx);
     }
   }
   if (!OK)

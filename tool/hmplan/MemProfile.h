@@ -29,6 +29,8 @@ struct ProfileFrame {
   std::string File; ///< absolute, without `.` and `..`
   unsigned Line = 0, Column = 0;
   std::string Function; ///< demangled where possible
+  /// "file:line:col".
+  std::string text() const;
 };
 
 /// One allocation context (call stack) and what the profiles say of it,
@@ -49,6 +51,11 @@ struct ProfileContext {
   std::string Unnameable;
   /// Bytes it may hold at once: one object, or as many as overlapped.
   uint64_t peakBytes() const;
+  /// Its frames as one string, the key that tells contexts apart.
+  std::string framesKey() const;
+  /// Add the figures of \p C (another run's, or a context decided with
+  /// this one): counts add up, the lifetime spans both.
+  void add(const ProfileContext &C);
 };
 
 /// Read \p Profiles (raw or indexed MemProf profiles) of \p Binary. Reports

@@ -384,7 +384,7 @@ static int adviseCmd(DiagEngine &D) {
   if (AdviseExplain)
     printExplanation(A, errs());
   if (AdviseCurve)
-    printCurve(A, O, errs());
+    printCurve(A, errs());
   std::error_code EC;
   ToolOutputFile Out(AdviseOutput, EC, sys::fs::OF_Text);
   if (EC) {
