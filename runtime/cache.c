@@ -57,12 +57,7 @@ static void release_thread_caches(void *unused) {
   pthread_mutex_unlock(&OrphanLock);
 }
 
-void hm_orphans_fork_lock(int take) {
-  if (take)
-    pthread_mutex_lock(&OrphanLock);
-  else
-    pthread_mutex_unlock(&OrphanLock);
-}
+void hm_orphans_fork_lock(int take) { hm_take_lock(&OrphanLock, take); }
 
 static void make_cache_key(void) {
   pthread_key_create(&CacheKey, release_thread_caches);

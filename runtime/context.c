@@ -64,12 +64,7 @@ static struct {
 } Table[TABLE_SIZE];
 static pthread_mutex_t TableLock = PTHREAD_MUTEX_INITIALIZER;
 
-void hm_ctx_fork_lock(int take) {
-  if (take)
-    pthread_mutex_lock(&TableLock);
-  else
-    pthread_mutex_unlock(&TableLock);
-}
+void hm_ctx_fork_lock(int take) { hm_take_lock(&TableLock, take); }
 static struct ctx_site *Sites;     /* every parsed site, for the report */
 static struct ctx_stats *AllStats; /* one record per plan key */
 static struct ctx_site BadSite = {"(malformed table)", -1, 0, NULL, 0, NULL};

@@ -2,6 +2,7 @@
 #ifndef HMPLACE_INTERNAL_H
 #define HMPLACE_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +59,13 @@ const struct hm_job *hm_job(void);
 /* fork.c: take (1) or release (0) each file's locks around fork(), in the
  * order fork.c gives; hm_fork_register installs the handlers once. */
 void hm_fork_register(void);
+/* What each file's fork lock function does with its one mutex. */
+static inline void hm_take_lock(pthread_mutex_t *m, int take) {
+  if (take)
+    pthread_mutex_lock(m);
+  else
+    pthread_mutex_unlock(m);
+}
 /* Add a file's lock function (take 1 / release 0), in nesting order. */
 void hm_fork_add(void (*lock)(int take));
 void hm_track_fork_lock(int take);

@@ -99,12 +99,7 @@ static pthread_mutex_t CountLock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t CountKey;
 static pthread_once_t CountKeyOnce = PTHREAD_ONCE_INIT;
 
-void hm_counts_fork_lock(int take) {
-  if (take)
-    pthread_mutex_lock(&CountLock);
-  else
-    pthread_mutex_unlock(&CountLock);
-}
+void hm_counts_fork_lock(int take) { hm_take_lock(&CountLock, take); }
 
 static void release_counts(void *c) {
   struct tcount *t = c;

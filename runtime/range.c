@@ -48,12 +48,7 @@ _Atomic uintptr_t hm_region_used_end;
 
 static pthread_mutex_t Lock = PTHREAD_MUTEX_INITIALIZER;
 
-void hm_range_fork_lock(int take) {
-  if (take)
-    pthread_mutex_lock(&Lock);
-  else
-    pthread_mutex_unlock(&Lock);
-}
+void hm_range_fork_lock(int take) { hm_take_lock(&Lock, take); }
 static int Ready;
 static int Reserved;       /* the reserved way */
 static uintptr_t NextFree; /* reserved way: first unused byte */

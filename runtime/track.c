@@ -23,12 +23,7 @@ enum { NBUCKETS = 4096 };
 static struct blk *Buckets[NBUCKETS];
 static pthread_mutex_t TrackLock = PTHREAD_MUTEX_INITIALIZER;
 
-void hm_track_fork_lock(int take) {
-  if (take)
-    pthread_mutex_lock(&TrackLock);
-  else
-    pthread_mutex_unlock(&TrackLock);
-}
+void hm_track_fork_lock(int take) { hm_take_lock(&TrackLock, take); }
 
 static size_t bucket(void *p) {
   uintptr_t v = (uintptr_t)p >> 4;
