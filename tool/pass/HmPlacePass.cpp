@@ -212,6 +212,14 @@ std::string moduleLabel(const Module &M) {
   return Src.empty() ? M.getName().str() : Src;
 }
 
+/// Whether \p M was compiled with debug locations (-g, -gline-tables-only).
+bool hasDebugInfo(const Module &M) {
+  for (const DICompileUnit *CU : M.debug_compile_units())
+    if (CU->getEmissionKind() != DICompileUnit::NoDebug)
+      return true;
+  return false;
+}
+
 /// Whether \p DL is a debug location the user asked for. Without -g, clang
 /// still tracks locations when remarks are requested (-Rpass), in a compile
 /// unit that emits no debug info (NoDebug): placing by those would make the
@@ -477,14 +485,16 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
       Sites.back().C.StdAllocator =
           F->KindArg != 0 && isStdLibraryFile(DL->getFilename());
     }
-  if (SawCallWithoutLoc && Sites.empty()) {
+  // A module built with -g can still hold calls without a location: flang
+  // -O2 gives its temporaries none. Only a module without debug info at all
+  // is the user's mistake; either way the module goes on to write its build
+  // record, so that `hmplan summary` counts it.
+  if (SawCallWithoutLoc && Sites.empty() && !hasDebugInfo(M))
     report(M,
            "HmPlace: module '" + moduleLabel(M) +
                "' has allocation calls but no debug locations; nothing placed "
                "(compile with -g or -gline-tables-only)",
            DS_Warning);
-    return PreservedAnalyses::all();
-  }
 
   listSites(M, Sites);
   SiteMatcher Matcher(*L.P);
