@@ -123,9 +123,14 @@ int hm_policy_trusted(void) HM_HIDDEN;
 int hm_slot_info(int i, int *kind, char *policy, size_t n, uint64_t *threads,
                  uint64_t *cpu_nodes) HM_HIDDEN;
 
-/* "hmplace: warning: " + printf(fmt, ...) + newline, on stderr. */
+/* "hmplace: warning: " (or "error: ") + printf(fmt, ...) + newline, on
+ * stderr in one write(). */
 void hm_warn(const char *fmt, ...) HM_HIDDEN
     __attribute__((format(printf, 1, 2)));
+void hm_error(const char *fmt, ...) HM_HIDDEN
+    __attribute__((format(printf, 1, 2)));
+/* All of p[0..n) to fd, across short writes and EINTR. */
+void hm_write_all(int fd, const char *p, size_t n) HM_HIDDEN;
 
 /* hmplace_free without the exported symbol's interposable call: the replaced
  * free() calls this directly. */

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const hm_kind_names[HMPLACE_KIND_COUNT] = {
     "MEMKIND_REGULAR",
@@ -47,12 +48,42 @@ const char *hmplace_kind_name(enum hmplace_kind k) {
 struct kstate hm_kinds[HMPLACE_KIND_COUNT];
 _Atomic int hm_off;
 
+/* The whole line in one write(): under MPI the ranks share one stderr, and
+ * a line written in pieces interleaves with another rank's. */
+static void say(const char *level, const char *fmt, va_list ap) {
+  char buf[1024];
+  int n = snprintf(buf, sizeof buf, "hmplace: %s: ", level);
+  int m = vsnprintf(buf + n, sizeof buf - n, fmt, ap);
+  size_t len = m < 0 ? (size_t)n : (size_t)n + (size_t)m;
+  if (len > sizeof buf - 2)
+    len = sizeof buf - 2; /* cut, but still one whole line */
+  buf[len++] = '\n';
+  hm_write_all(2, buf, len);
+}
+
+void hm_write_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return;
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
 void hm_warn(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "hmplace: warning: ");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  say("warning", fmt, ap);
+  va_end(ap);
+}
+
+void hm_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  say("error", fmt, ap);
   va_end(ap);
 }
 
@@ -262,9 +293,8 @@ void hm_read_budget_env(void) {
       per_node = 1;
     }
     if (k < 0 || vlen >= sizeof(val) || hm_parse_size(val, &bytes) != 0) {
-      fprintf(stderr,
-              "hmplace: warning: ignoring '%.*s' in HMPLACE_BUDGET; expected "
-              "KIND=SIZE or KIND=SIZE/node, e.g. HBW=16GiB\n",
+      hm_warn("ignoring '%.*s' in HMPLACE_BUDGET; expected KIND=SIZE or "
+              "KIND=SIZE/node, e.g. HBW=16GiB",
               (int)len, item);
     } else {
       if (per_node) {
@@ -272,10 +302,9 @@ void hm_read_budget_env(void) {
         if (j->local_size > 0)
           bytes /= (uint64_t)j->local_size;
         else
-          fprintf(stderr,
-                  "hmplace: warning: HMPLACE_BUDGET gives '%.*s' but no MPI "
-                  "launcher says how many ranks share this node; this "
-                  "process takes the whole node's budget\n",
+          hm_warn("HMPLACE_BUDGET gives '%.*s' but no MPI launcher says how "
+                  "many ranks share this node; this process takes the whole "
+                  "node's budget",
                   (int)len, item);
       }
       hm_store_budget(k, bytes);

@@ -362,14 +362,24 @@ void hmplace_report(void) {
     if (fd >= 0 && !f)
       close(fd);
     if (!f) {
-      fprintf(stderr, "hmplace: error: cannot write report to '%s': %s\n",
-              JsonPath, strerror(errno));
+      hm_error("cannot write report to '%s': %s", JsonPath, strerror(errno));
     } else {
       report_json(f);
       fclose(f);
     }
   } else {
-    report_text(stderr);
+    /* One write(), so that MPI ranks' reports do not interleave. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+      report_text(m);
+      fclose(m);
+      hm_write_all(2, text, len);
+      free(text);
+    } else {
+      report_text(stderr);
+    }
   }
   hm_track_fork_lock(0);
 }
@@ -417,10 +427,7 @@ void hm_report_init(void) {
   if (!strncmp(r, "json:", 5)) {
     JsonPath = expand_path(r + 5);
   } else if (strcmp(r, "1") && strcmp(r, "text")) {
-    fprintf(stderr,
-            "hmplace: warning: HMPLACE_REPORT='%s' not understood; "
-            "use 1 or json:PATH\n",
-            r);
+    hm_warn("HMPLACE_REPORT='%s' not understood; use 1 or json:PATH", r);
     return;
   }
   hm_reporting = 1;
@@ -428,9 +435,7 @@ void hm_report_init(void) {
   if (pages && !strcmp(pages, "live"))
     hm_tracking = 1;
   else if (pages && *pages && strcmp(pages, "resident"))
-    fprintf(stderr,
-            "hmplace: warning: HMPLACE_REPORT_PAGES='%s' not understood; "
-            "use live or resident\n",
+    hm_warn("HMPLACE_REPORT_PAGES='%s' not understood; use live or resident",
             pages);
   atexit(hmplace_report);
 }
