@@ -11,9 +11,11 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace llvm;
@@ -42,13 +44,33 @@ static std::string pages(const std::map<int, uint64_t> &P) {
   return S.empty() ? "-" : S;
 }
 
+/// The byte columns share one unit, the largest that the biggest figure of
+/// the table reaches, so that a column never mixes `4194304` and `8MiB`.
+struct ByteUnit {
+  const char *Name = "B";
+  unsigned Shift = 0;
+  explicit ByteUnit(uint64_t Max) {
+    static const char *Names[] = {"KiB", "MiB", "GiB", "TiB"};
+    for (unsigned I = 0; I < 4; ++I)
+      if (Max >= (1ULL << (10 * (I + 1)))) {
+        Name = Names[I];
+        Shift = 10 * (I + 1);
+      }
+  }
+  std::string operator()(uint64_t Bytes) const {
+    if ((Bytes & ((1ULL << Shift) - 1)) == 0)
+      return std::to_string(Bytes >> Shift);
+    double V = double(Bytes) / double(1ULL << Shift);
+    return V < 0.005 ? "<0.01" : formatv("{0:F2}", V).str();
+  }
+};
+
 static void printRow(raw_ostream &OS, StringRef Rank, StringRef PerNode,
-                     const Row &R) {
+                     const Row &R, const ByteUnit &U) {
   OS << right_justify(Rank, 5) << " " << right_justify(PerNode, 10) << "  "
      << left_justify(R.Kind, 24) << right_justify(Twine(R.Allocs).str(), 8)
-     << right_justify(formatSize(R.Bytes), 12)
-     << right_justify(formatSize(R.Peak), 12)
-     << right_justify(R.Budget ? formatSize(R.Budget) : "-", 12)
+     << right_justify(U(R.Bytes), 14) << right_justify(U(R.Peak), 16)
+     << right_justify(R.Budget ? U(R.Budget) : "-", 12)
      << right_justify(Twine(R.Fallbacks).str(), 10) << "  " << pages(R.Pages)
      << "\n";
 }
@@ -104,15 +126,8 @@ unsigned summarizeReports(const std::vector<std::string> &Files, DiagEngine &D,
   llvm::sort(Rows, [](const Row &A, const Row &B) {
     return std::tie(A.Rank, A.Kind) < std::tie(B.Rank, B.Kind);
   });
-  OS << right_justify("rank", 5) << " " << right_justify("ranks/node", 10)
-     << "  " << left_justify("kind", 24) << right_justify("allocs", 8)
-     << right_justify("requested", 12) << right_justify("peak usable", 12)
-     << right_justify("budget", 12) << right_justify("fallbacks", 10)
-     << "  pages by node\n";
   std::map<std::string, Row> Total;
   for (const Row &R : Rows) {
-    printRow(OS, R.Rank < 0 ? "-" : Twine(R.Rank).str(),
-             R.RanksOnNode < 0 ? "-" : Twine(R.RanksOnNode).str(), R);
     Row &T = Total[R.Kind];
     T.Kind = R.Kind;
     T.Allocs += R.Allocs;
@@ -123,8 +138,21 @@ unsigned summarizeReports(const std::vector<std::string> &Files, DiagEngine &D,
     for (const auto &[Node, N] : R.Pages)
       T.Pages[Node] += N;
   }
+  uint64_t Max = 0;
   for (const auto &[K, T] : Total)
-    printRow(OS, "all", "", T);
+    Max = std::max({Max, T.Bytes, T.Peak, T.Budget});
+  ByteUnit U(Max);
+  OS << right_justify("rank", 5) << " " << right_justify("ranks/node", 10)
+     << "  " << left_justify("kind", 24) << right_justify("allocs", 8)
+     << right_justify(("requested " + Twine(U.Name)).str(), 14)
+     << right_justify(("peak usable " + Twine(U.Name)).str(), 16)
+     << right_justify(("budget " + Twine(U.Name)).str(), 12)
+     << right_justify("fallbacks", 10) << "  pages by node\n";
+  for (const Row &R : Rows)
+    printRow(OS, R.Rank < 0 ? "-" : Twine(R.Rank).str(),
+             R.RanksOnNode < 0 ? "-" : Twine(R.RanksOnNode).str(), R, U);
+  for (const auto &[K, T] : Total)
+    printRow(OS, "all", "", T, U);
   OS << Read << " report" << (Read == 1 ? "" : "s") << " read\n";
   return Read;
 }
