@@ -105,6 +105,9 @@ if os.path.exists(os.path.join(tools, "flang-new")):
 import shutil
 if shutil.which("gcc") and shutil.which("g++"):
     config.available_features.add("gcc")
+# lintian (scripts/install-deps installs it): the .deb is checked with it.
+if shutil.which("lintian"):
+    config.available_features.add("lintian")
 if shutil.which("mpicc") and shutil.which("mpirun"):
     config.available_features.add("mpi")
 if chattr_works():
