@@ -1,12 +1,13 @@
 //===- hmplan.cpp - validate, convert and show placement plans ------------===//
 ///
 /// \file
-/// `hmplan check|convert|show|match|env|kinds|summary|reports|advise`. The
+/// `hmplan check|convert|show|match|env|kinds|summary|reports|advise|scan`. The
 /// work is in the plan library, Reports and Advisor; this file parses
 /// options and maps results to exit codes (0 ok, 1 bad input).
 ///
 //===----------------------------------------------------------------------===//
 #include "Advisor.h"
+#include "FastMem.h"
 #include "MemProfile.h"
 #include "Reports.h"
 #include "plan/BuildRecord.h"
@@ -53,6 +54,21 @@ static cl::SubCommand
 static cl::list<std::string> ReportFiles(cl::Positional, cl::OneOrMore,
                                          cl::desc("<report.json>..."),
                                          cl::sub(ReportsCmd), cl::cat(Cat));
+static cl::SubCommand
+    ScanCmd("scan", "Write a plan from the FASTMEM directives of Fortran "
+                    "sources (!DIR$ ATTRIBUTES FASTMEM :: a, b)");
+static cl::list<std::string> ScanFiles(cl::Positional, cl::OneOrMore,
+                                       cl::desc("<source.f90>..."),
+                                       cl::sub(ScanCmd), cl::cat(Cat));
+static cl::opt<std::string> ScanOutput("o",
+                                       cl::desc("Write the plan here (default: "
+                                                "stdout)"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::sub(ScanCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    ScanKind("kind",
+             cl::desc("Where FASTMEM arrays go: a kind or alias (default hbm)"),
+             cl::init("hbm"), cl::sub(ScanCmd), cl::cat(Cat));
 static cl::SubCommand KindsCmd("kinds", "List the kinds and aliases a plan "
                                         "may name");
 
@@ -404,6 +420,41 @@ static int adviseCmd(DiagEngine &D) {
   return 0;
 }
 
+/// FASTMEM directives of Fortran sources as a plan (FastMem.h).
+static int scan(DiagEngine &D) {
+  Plan Empty;
+  const Tier *T = nullptr;
+  if (!Empty.resolveKind(ScanKind, &T)) {
+    D.report(Severity::Error, "unknown kind '" + ScanKind +
+                                  "' for --kind (hmplan kinds lists them)");
+    return 1;
+  }
+  SmallString<256> PlanDir;
+  if (ScanOutput != "-")
+    PlanDir = sys::path::parent_path(ScanOutput);
+  if (PlanDir.empty())
+    PlanDir = ".";
+  ScanResult R;
+  if (!scanFastMem(ScanFiles, PlanDir, ScanKind, D, R) || D.errors())
+    return 1;
+  std::error_code EC;
+  ToolOutputFile Out(ScanOutput, EC, sys::fs::OF_Text);
+  if (EC) {
+    D.report(ScanOutput, Severity::Error, "cannot write: " + EC.message());
+    return 1;
+  }
+  Out.os() << R.PlanText;
+  Out.keep();
+  errs() << "hmplan scan: " << ScanFiles.size() << " file"
+         << (ScanFiles.size() == 1 ? "" : "s") << ", " << R.Directives
+         << " FASTMEM directive" << (R.Directives == 1 ? "" : "s") << ", "
+         << R.Entries << " entr" << (R.Entries == 1 ? "y" : "ies");
+  if (ScanOutput != "-")
+    errs() << "; plan written to " << ScanOutput;
+  errs() << "\n";
+  return 0;
+}
+
 /// The build records of a plan (BuildRecord.h), summarised.
 static int summary(DiagEngine &D) {
   std::unique_ptr<Plan> P = loadPlan(SummaryPlan, D);
@@ -430,7 +481,9 @@ int main(int argc, char **argv) {
       "                                entries that placed nothing, and why\n"
       "  hmplan reports FILE...        the per-rank JSON reports of a job\n"
       "  hmplan advise PROFILE... --binary APP [--capacity hbm=16GiB]\n"
-      "                                a plan from LLVM MemProf profiles\n");
+      "                                a plan from LLVM MemProf profiles\n"
+      "  hmplan scan SOURCE... [-o OUT] a plan from Fortran FASTMEM "
+      "directives\n");
   DiagEngine D(errs());
   D.setWarningsAsErrors(Strict);
   if (CheckCmd)
@@ -449,12 +502,14 @@ int main(int argc, char **argv) {
     return summary(D);
   if (AdviseCmd)
     return adviseCmd(D);
+  if (ScanCmd)
+    return scan(D);
   if (ReportsCmd) {
     unsigned Read = summarizeReports(ReportFiles, D, outs());
     return Read == ReportFiles.size() ? 0 : 1;
   }
   errs() << "hmplan: error: expected a command: check, convert, show, "
-            "match, env, kinds, summary, reports or advise (see hmplan "
+            "match, env, kinds, summary, reports, advise or scan (see hmplan "
             "--help)\n";
   return 1;
 }
