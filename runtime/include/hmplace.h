@@ -63,6 +63,20 @@ enum hmplace_kind {
   HMPLACE_KIND_COUNT
 };
 
+/* A plan entry's size window (min-size/max-size): \p k when \p n is in
+ * [lo, hi], else the ordinary heap. hmrewrite writes it as the kind of a
+ * windowed site, the size repeated as the call spells it:
+ *   hmplace_malloc(hmplace_in_window(HMPLACE_HBW, n, HMPLACE_MiB(1),
+ *                                    HMPLACE_MiB(5)), n)                   */
+static __inline__ enum hmplace_kind hmplace_in_window(enum hmplace_kind k,
+                                                  size_t n, size_t lo,
+                                                  size_t hi) {
+  return n >= lo && n <= hi ? k : HMPLACE_HEAP;
+}
+#define HMPLACE_KiB(n) ((size_t)(n) << 10)
+#define HMPLACE_MiB(n) ((size_t)(n) << 20)
+#define HMPLACE_GiB(n) ((size_t)(n) << 30)
+
 /* Allocation entry points for planned sites. */
 void *hmplace_malloc(enum hmplace_kind k, size_t n);
 void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size);

@@ -503,27 +503,37 @@ public:
       if (Named.empty())
         continue;
       SMLoc Loc = D.locAt(A.Buf, A.Line - 1, A.Col - 1);
-      if (!Others.empty()) {
+      // Some arrays of the statement only: one `object:` entry per named
+      // variable (HmPlace.so tells the statement's calls apart by the
+      // descriptor's variable); a component cannot be told apart that way.
+      bool Partial = !Others.empty();
+      if (Partial && any_of(Named, [](const std::string &O) {
+            return O.front() == '%';
+          })) {
         D.report(Loc, Severity::Warning,
                  "this ALLOCATE allocates " + names(A.Objects) +
                      ", of which FASTMEM names only " + names(Named) +
-                     "; an entry for the statement would place all of "
-                     "them, so none is written (put the FASTMEM arrays in an "
-                     "ALLOCATE of their own)");
+                     "; a component cannot be placed apart from the other "
+                     "arrays of its statement, so no entry is written (put "
+                     "it in an ALLOCATE of its own)");
         continue;
       }
       bool Shared = OnLine[{A.FileIdx, A.Line}] > 1;
-      if (!Shared && !Written.insert({A.FileIdx, A.Line}).second)
+      if (!Partial && !Shared && !Written.insert({A.FileIdx, A.Line}).second)
         continue;
-      PlanEntry E;
       Frame F;
       F.File = planPath(Files[A.FileIdx], PlanDir);
       F.Line = A.Line;
       F.Column = Shared ? A.Col : 0;
-      E.Frames.push_back(F);
-      E.To.Spelling = Kind.str();
-      E.Note = "FASTMEM " + join(Named, ", ");
-      P.Entries.push_back(std::move(E));
+      for (size_t I = 0; I < (Partial ? Named.size() : 1); ++I) {
+        PlanEntry E;
+        E.Frames.push_back(F);
+        E.To.Spelling = Kind.str();
+        if (Partial)
+          E.Object = Named[I];
+        E.Note = "FASTMEM " + (Partial ? Named[I] : join(Named, ", "));
+        P.Entries.push_back(std::move(E));
+      }
     }
     for (const Directive &Dir : Dirs)
       if (!Dir.Used)

@@ -97,6 +97,10 @@ struct CallRecord {
   /// where (empty: not plain text in the file), and where the argument
   /// after it begins (for taking the kind out again; 0: none).
   std::string KindArgText;
+  /// The size argument(s) as written (calloc: two), for a size window's
+  /// check; or why there is none to repeat (NoSizeWhy).
+  std::vector<std::string> SizeArgText;
+  std::string NoSizeWhy;
   unsigned KindArgOffset = 0, AfterKindOffset = 0;
   /// `new (KIND) T`: the placement parentheses, for taking them out.
   unsigned PlacementBegin = 0, PlacementEnd = 0;

@@ -302,6 +302,36 @@ private:
     return &R;
   }
 
+  /// The text a size window's check repeats: the size argument(s) as
+  /// written (\p Shift: 1 past the kind of a call rewritten before).
+  void sizeArguments(CallRecord &R, const CallExpr *CE, unsigned Shift) {
+    const AllocFn *Fn = R.Fn;
+    if (Fn->SizeArg < 0) {
+      R.NoSizeWhy = std::string("the size of ") + Fn->Name +
+                    " is not an argument of the call";
+      return;
+    }
+    for (int A : {Fn->SizeArg, Fn->SizeArg2}) {
+      if (A < 0 || unsigned(A) + Shift >= CE->getNumArgs())
+        continue;
+      const Expr *E = CE->getArg(unsigned(A) + Shift);
+      if (E->HasSideEffects(Ctx)) {
+        R.NoSizeWhy = "its size argument has side effects, which the "
+                      "window's check would repeat";
+        return;
+      }
+      CharSourceRange Range = Lexer::makeFileCharRange(
+          CharSourceRange::getTokenRange(E->getSourceRange()), SM,
+          Ctx.getLangOpts());
+      if (Range.isInvalid()) {
+        R.NoSizeWhy = "its size argument is written through a macro";
+        return;
+      }
+      R.SizeArgText.push_back(
+          Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str());
+    }
+  }
+
   void record(CallExpr *CE, const FunctionDecl *FD, const AllocFn *Fn,
               bool Already, bool Dispatching) {
     CallRecord *R = start(CE->getBeginLoc(), Fn, Already);
@@ -314,6 +344,7 @@ private:
     if (Already && R->Edit == CallRecord::Editable)
       L.recordKindArg(*R, FID, CE->getArg(0),
                       CE->getNumArgs() > 1 ? CE->getArg(1) : nullptr);
+    sizeArguments(*R, CE, Already ? 1 : 0);
     // The kind goes before the first argument, in the same context as the
     // callee: a file position, or the same macro argument's spelling.
     if (!Already && R->Edit == CallRecord::Editable) {

@@ -71,6 +71,7 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
 /// the runtime no longer reads.
 static bool isOurKindArgument(StringRef Text) {
   return Text.starts_with("HMPLACE_") ||
+         Text.starts_with("hmplace_in_window(") ||
          Text.starts_with("(enum hmplace_kind)hmplace_ctx_kind(");
 }
 
@@ -79,9 +80,11 @@ void RewriteSession::reconcilePlaced(const CallRecord &C,
   bool Ours = isOurKindArgument(C.KindArgText);
   bool Editable = C.Edit == CallRecord::Editable && isRewritten(C.EditFile);
   if (Dec.places()) {
-    std::string Want = Dec.Act == SiteDecision::PlaceByCallers
-                           ? byCallersArgument(Dec.Table)
-                           : kindArgument(Dec.RuntimeKind);
+    std::string Want =
+        Dec.Act == SiteDecision::PlaceByCallers ? byCallersArgument(Dec.Table)
+        : Dec.windowed() ? windowArgument(Dec.RuntimeKind, C.SizeArgText,
+                                          Dec.MinSize, Dec.MaxSize)
+                         : kindArgument(Dec.RuntimeKind);
     if (Ours && Editable && withoutSpace(C.KindArgText) != withoutSpace(Want)) {
       addEdit(C.EditFile, C.KindArgOffset, C.KindArgText.size(), Want);
       ++NumRekinded;

@@ -283,9 +283,11 @@ void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
     entriesOf(P, NotApplied);
     return;
   }
-  std::string KindText = Dec.Act == SiteDecision::PlaceByCallers
-                             ? byCallersArgument(Dec.Table)
-                             : kindArgument(Dec.RuntimeKind);
+  std::string KindText =
+      Dec.Act == SiteDecision::PlaceByCallers ? byCallersArgument(Dec.Table)
+      : Dec.windowed() ? windowArgument(Dec.RuntimeKind, C.SizeArgText,
+                                        Dec.MinSize, Dec.MaxSize)
+                       : kindArgument(Dec.RuntimeKind);
   if (C.IsNew) {
     addEdit(C.EditFile, C.NewOffset, 0,
             C.NewInParens ? KindText + ", " : " (" + KindText + ")");
@@ -347,7 +349,12 @@ bool RewriteSession::finish() {
     static const Placement Unplanned;
     const Placement &P =
         CallIndex[I] >= 0 ? Decisions[CallIndex[I]] : Unplanned;
-    SiteDecision Dec = decideSite(P, C.Key, C.Fn->Name);
+    SiteDecision Dec = decideSite(
+        P, C.Key, C.Fn->Name,
+        C.IsNew
+            ? "a new-expression's size is computed by the compiler (HmPlace.so "
+              "checks it)"
+            : StringRef(C.NoSizeWhy));
     if (Dec.Act == SiteDecision::NotPlaced) {
       warnAt(C, Dec.Remark);
       entriesOf(P, NotApplied);

@@ -45,6 +45,27 @@ std::string blockClosing(const SourcePos &P, bool Braces) {
 
 std::string kindArgument(int RuntimeKind) { return kindConstant(RuntimeKind); }
 
+/// A size as a person writes it in C: HMPLACE_MiB(5), or the number.
+static std::string sizeLiteral(uint64_t B) {
+  static const char *Units[] = {"HMPLACE_GiB", "HMPLACE_MiB", "HMPLACE_KiB"};
+  static const unsigned Shifts[] = {30, 20, 10};
+  for (unsigned I = 0; I < 3; ++I)
+    if (B && (B & ((1ULL << Shifts[I]) - 1)) == 0)
+      return std::string(Units[I]) + "(" + std::to_string(B >> Shifts[I]) + ")";
+  return std::to_string(B);
+}
+
+std::string windowArgument(int RuntimeKind, ArrayRef<std::string> Sizes,
+                           std::optional<uint64_t> Min,
+                           std::optional<uint64_t> Max) {
+  std::string Size = Sizes.size() == 2
+                         ? "(" + Sizes[0] + ") * (" + Sizes[1] + ")"
+                         : Sizes.front();
+  return "hmplace_in_window(" + kindConstant(RuntimeKind) + ", " + Size + ", " +
+         (Min ? sizeLiteral(*Min) : "0") + ", " +
+         (Max ? sizeLiteral(*Max) : "SIZE_MAX") + ")";
+}
+
 std::string byCallersArgument(StringRef Table) {
   return (ByCallersMacro + "(" + Table + ")").str();
 }

@@ -12,8 +12,11 @@
 
 #include "CallRecord.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace hmplace {
@@ -45,6 +48,12 @@ std::string blockClosing(const SourcePos &P, bool Braces);
 /// The kind argument of a placed call: `HMPLACE_HBW`, or for a context site
 /// `HMPLACE_BY_CALLERS(<table>)`.
 std::string kindArgument(int RuntimeKind);
+/// The kind argument of a site with a size window: `hmplace_in_window(
+/// HMPLACE_HBW, n, HMPLACE_MiB(1), HMPLACE_MiB(5))` (hmplace.h), the size as
+/// written in the call (\p Sizes: calloc's two, multiplied).
+std::string windowArgument(int RuntimeKind, llvm::ArrayRef<std::string> Sizes,
+                           std::optional<uint64_t> Min,
+                           std::optional<uint64_t> Max);
 std::string byCallersArgument(llvm::StringRef Table);
 
 /// The contents of the C string literal \p Lit (quotes and escapes of `"`

@@ -34,6 +34,7 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "ContextIR.h"
+#include "FortranIR.h"
 #include "plan/AllocFns.h"
 #include "plan/BuildRecord.h"
 #include "plan/Decision.h"
@@ -274,6 +275,39 @@ CallBase *scopeCall(CallBase *CB, Value *KindV) {
   return CB;
 }
 
+/// Why a size window cannot be checked at a call of \p F.
+std::string noSizeWhy(const IRAllocFn &F) {
+  if (F.Scoped)
+    return "the size of an ALLOCATE through flang's runtime (STAT=, SOURCE=, "
+           "...) is not an argument of the call";
+  return std::string("the size of ") + F.Source +
+         " is not an argument of the call";
+}
+
+/// The kind argument of a windowed placement: \p Kind when the call's size
+/// is in \p D's window, else the ordinary heap (HMPLACE_HEAP, -1). calloc's
+/// product is checked for overflow (out of the window, as it fails anyway).
+Value *windowedKind(CallBase *CB, const IRAllocFn &F, const SiteDecision &D,
+                    Value *Kind) {
+  IRBuilder<> B(CB);
+  B.SetCurrentDebugLocation(CB->getDebugLoc());
+  Type *I64 = B.getInt64Ty();
+  Value *Size = B.CreateZExtOrTrunc(CB->getArgOperand(F.SizeArg), I64);
+  Value *In = B.getTrue();
+  if (F.SizeArg2 >= 0) {
+    Value *N2 = B.CreateZExtOrTrunc(CB->getArgOperand(F.SizeArg2), I64);
+    Value *Mul =
+        B.CreateBinaryIntrinsic(Intrinsic::umul_with_overflow, Size, N2);
+    Size = B.CreateExtractValue(Mul, 0);
+    In = B.CreateNot(B.CreateExtractValue(Mul, 1));
+  }
+  if (D.MinSize)
+    In = B.CreateAnd(In, B.CreateICmpUGE(Size, B.getInt64(*D.MinSize)));
+  if (D.MaxSize)
+    In = B.CreateAnd(In, B.CreateICmpULE(Size, B.getInt64(*D.MaxSize)));
+  return B.CreateSelect(In, Kind, B.getInt32(-1), "hmplace.kind");
+}
+
 CallBase *placeCall(CallBase *CB, const IRAllocFn &F, Value *KindV) {
   if (F.Scoped)
     return scopeCall(CB, KindV);
@@ -462,6 +496,9 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
   };
   std::vector<Site> Sites;
   bool SawCallWithoutLoc = false;
+  // Only Fortran has statements whose calls share a position by design
+  // (ALLOCATE of several arrays); object entries need the variable.
+  bool Fortran = isFortranModule(M);
   for (Function &Fn : M)
     for (Instruction &I : instructions(Fn)) {
       auto *CB = dyn_cast<CallBase>(&I);
@@ -484,6 +521,8 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
       // (container entries, Context.h).
       Sites.back().C.StdAllocator =
           F->KindArg != 0 && isStdLibraryFile(DL->getFilename());
+      if (Fortran && L.P->HasObjects)
+        Sites.back().C.Object = allocatedObject(*CB, F->Scoped);
     }
   // A module built with -g can still hold calls without a location: flang
   // -O2 gives its temporaries none. Only a module without debug info at all
@@ -517,7 +556,8 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
   for (size_t I = 0; I < Sites.size(); ++I) {
     Site &S = Sites[I];
     const Placement &P = Decisions[I];
-    SiteDecision D = decideSite(P, S.C.Frames.front(), S.F->Source);
+    SiteDecision D = decideSite(P, S.C.Frames.front(), S.F->Source,
+                                S.F->SizeArg < 0 ? noSizeWhy(*S.F) : "");
     switch (D.Act) {
     case SiteDecision::Leave:
       break;
@@ -538,8 +578,10 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
       // A site entry: a constant kind, and no per-entry counting (one store
       // per site measured 2-3% more -O2 compile time on site-dense plans;
       // the per-kind report covers these sites).
-      CallBase *New = placeCall(
-          S.CB, *S.F, ConstantInt::get(Type::getInt32Ty(Ctx), D.RuntimeKind));
+      Value *KindV = ConstantInt::get(Type::getInt32Ty(Ctx), D.RuntimeKind);
+      if (D.windowed())
+        KindV = windowedKind(S.CB, *S.F, D, KindV);
+      CallBase *New = placeCall(S.CB, *S.F, KindV);
       Remarks.add(RemarkFolder::Passed, "Placed", New, D.Remark);
       Changed = true;
       break;

@@ -14,13 +14,13 @@ using namespace llvm;
 namespace hmplace {
 
 static const AllocFn Fns[] = {
-    {"malloc", "hmplace_malloc", nullptr, 1},
-    {"calloc", "hmplace_calloc", nullptr, 2},
-    {"realloc", "hmplace_realloc_to", "hmplace_realloc", 2},
-    {"aligned_alloc", "hmplace_aligned_alloc", nullptr, 2},
-    {"posix_memalign", "hmplace_posix_memalign", nullptr, 3},
-    {"memalign", "hmplace_memalign", nullptr, 2},
-    {"valloc", "hmplace_valloc", nullptr, 1},
+    {"malloc", "hmplace_malloc", nullptr, 1, 0},
+    {"calloc", "hmplace_calloc", nullptr, 2, 0, 1},
+    {"realloc", "hmplace_realloc_to", "hmplace_realloc", 2, 1},
+    {"aligned_alloc", "hmplace_aligned_alloc", nullptr, 2, 1},
+    {"posix_memalign", "hmplace_posix_memalign", nullptr, 3, 2},
+    {"memalign", "hmplace_memalign", nullptr, 2, 1},
+    {"valloc", "hmplace_valloc", nullptr, 1, 0},
     {"strdup", "hmplace_strdup", nullptr, 1},
     {"strndup", "hmplace_strndup", nullptr, 2},
     {"free", nullptr, "hmplace_free", 1},
@@ -52,22 +52,22 @@ const AllocFn *findReplacedAllocFn(StringRef Name, bool &TakesKind) {
 // runtime's forms take the kind after the size and alignment. The C
 // functions are added from Fns above, kind first.
 static const IRAllocFn NewFns[] = {
-    {"_Znwm", "_Znwm12hmplace_kind", 1, 1, "operator new"},
-    {"_Znam", "_Znam12hmplace_kind", 1, 1, "operator new[]"},
+    {"_Znwm", "_Znwm12hmplace_kind", 1, 1, "operator new", false, 0},
+    {"_Znam", "_Znam12hmplace_kind", 1, 1, "operator new[]", false, 0},
     {"_ZnwmRKSt9nothrow_t", "_Znwm12hmplace_kindRKSt9nothrow_t", 1, 2,
-     "operator new(nothrow)"},
+     "operator new(nothrow)", false, 0},
     {"_ZnamRKSt9nothrow_t", "_Znam12hmplace_kindRKSt9nothrow_t", 1, 2,
-     "operator new[](nothrow)"},
+     "operator new[](nothrow)", false, 0},
     {"_ZnwmSt11align_val_t", "_ZnwmSt11align_val_t12hmplace_kind", 2, 2,
-     "operator new(align_val_t)"},
+     "operator new(align_val_t)", false, 0},
     {"_ZnamSt11align_val_t", "_ZnamSt11align_val_t12hmplace_kind", 2, 2,
-     "operator new[](align_val_t)"},
+     "operator new[](align_val_t)", false, 0},
     {"_ZnwmSt11align_val_tRKSt9nothrow_t",
      "_ZnwmSt11align_val_t12hmplace_kindRKSt9nothrow_t", 2, 3,
-     "operator new(align_val_t, nothrow)"},
+     "operator new(align_val_t, nothrow)", false, 0},
     {"_ZnamSt11align_val_tRKSt9nothrow_t",
      "_ZnamSt11align_val_t12hmplace_kindRKSt9nothrow_t", 2, 3,
-     "operator new[](align_val_t, nothrow)"},
+     "operator new[](align_val_t, nothrow)", false, 0},
 };
 
 // flang-new-19 lowers every ALLOCATE but the plain `ALLOCATE(a(n))` of an
@@ -88,7 +88,8 @@ const IRAllocFn *findIRAllocFn(StringRef Name) {
     std::vector<IRAllocFn> V;
     for (const AllocFn &F : Fns)
       if (F.allocates())
-        V.push_back({F.Name, F.Placed, 0, F.NumArgs, F.Name});
+        V.push_back({F.Name, F.Placed, 0, F.NumArgs, F.Name, false, F.SizeArg,
+                     F.SizeArg2});
     V.insert(V.end(), std::begin(NewFns), std::end(NewFns));
     V.insert(V.end(), std::begin(FortranFns), std::end(FortranFns));
     return V;

@@ -22,6 +22,9 @@ struct AllocFn {
   const char *Placed; ///< runtime call for a planned site, kind first; or null
   const char *Dispatch; ///< runtime call for any other call; or null
   unsigned NumArgs;
+  /// The argument(s) whose value (product) is the size, or -1: what a size
+  /// window (PlanEntry::MinSize) is checked against.
+  int SizeArg = -1, SizeArg2 = -1;
   bool allocates() const { return Placed != nullptr; }
 };
 
@@ -53,6 +56,7 @@ struct IRAllocFn {
   /// (Placed is null) but bracketed by hmplace_scope_enter(kind) /
   /// hmplace_scope_exit(), see runtime/scope.c.
   bool Scoped = false;
+  int SizeArg = -1, SizeArg2 = -1; ///< as AllocFn's, in the original call
 };
 
 /// The IR allocation function named \p Name, or nullptr. free, realloc's

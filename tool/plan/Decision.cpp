@@ -1,13 +1,21 @@
 //===- Decision.cpp - what a front end does with a call, and says of it ---===//
 #include "plan/Decision.h"
 #include "plan/AllocFns.h"
+#include "plan/Kinds.h"
 
 using namespace llvm;
 
 namespace hmplace {
 
+std::string windowText(std::optional<uint64_t> Min,
+                       std::optional<uint64_t> Max) {
+  if (Min && Max)
+    return formatSize(*Min) + ".." + formatSize(*Max);
+  return Min ? ">= " + formatSize(*Min) : "<= " + formatSize(*Max);
+}
+
 SiteDecision decideSite(const Placement &P, const SourcePos &Key,
-                        StringRef What) {
+                        StringRef What, StringRef NoSizeWhy) {
   SiteDecision D;
   if (P.State == Placement::Unplanned)
     return D; // the common case: no text to build
@@ -20,6 +28,23 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
     D.Remark = At + " not placed: " + P.Reason;
     return D;
   case Placement::Contextual:
+    // The runtime's caller tables carry no sizes: a window there would be
+    // ignored, and place more than the plan asks.
+    for (const ContextChoice &Ch : P.Choices)
+      if (Ch.Entry && Ch.Entry->hasWindow()) {
+        D.Act = SiteDecision::NotPlaced;
+        D.Remark = At + " not placed: plan entry '" + Ch.Entry->key() +
+                   "' has a size window, which call-stack entries do not "
+                   "take yet";
+        return D;
+      }
+    if (P.Entry && P.Entry->hasWindow()) {
+      D.Act = SiteDecision::NotPlaced;
+      D.Remark = At + " not placed: plan entry '" + P.Entry->key() +
+                 "' has a size window, which call-stack entries do not "
+                 "take yet";
+      return D;
+    }
     D.Act = SiteDecision::PlaceByCallers;
     D.Table = P.Container
                   ? contextTableText(ContainerSite, P.Choices, P.fallbackKind())
@@ -37,10 +62,20 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
                P.Entry->key() + "')";
     return D;
   }
+  if (P.Entry->hasWindow() && !NoSizeWhy.empty()) {
+    D.Act = SiteDecision::NotPlaced;
+    D.Remark = At + " not placed: plan entry '" + P.Entry->key() +
+               "' has a size window, but " + NoSizeWhy.str();
+    return D;
+  }
   D.Act = SiteDecision::Place;
   D.RuntimeKind = runtimeKindIndex(K);
-  D.Remark = "placed " + At + " in " + K.Name + " (plan entry '" +
-             P.Entry->key() + "')";
+  D.MinSize = P.Entry->MinSize;
+  D.MaxSize = P.Entry->MaxSize;
+  D.Remark =
+      "placed " + At + " in " + K.Name +
+      (D.windowed() ? " for sizes " + windowText(D.MinSize, D.MaxSize) : "") +
+      " (plan entry '" + P.Entry->key() + "')";
   return D;
 }
 

@@ -12,6 +12,8 @@
 
 #include "plan/Plan.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace hmplace {
@@ -27,6 +29,10 @@ struct SiteDecision {
   Action Act = Leave;
   const PlanEntry *Entry = nullptr; ///< KeepOnHeap, Place: the entry
   int RuntimeKind = -1;             ///< Place: index in enum hmplace_kind
+  /// Place: only sizes in this window (the entry's); others stay on the
+  /// ordinary heap, decided by the call at run time.
+  std::optional<uint64_t> MinSize, MaxSize;
+  bool windowed() const { return MinSize || MaxSize; }
   /// PlaceByCallers: the table (contextTableText), the argument text of
   /// HMPLACE_BY_CALLERS in a source and the string HmPlace.so passes.
   std::string Table;
@@ -37,9 +43,15 @@ struct SiteDecision {
 };
 
 /// The decision for the allocation call \p What (malloc, operator new[], ...)
-/// at \p Key, given the matcher's placement \p P.
+/// at \p Key, given the matcher's placement \p P. \p NoSizeWhy, if not
+/// empty, says why the front end cannot check this call's size: an entry
+/// with a size window then places nothing here.
 SiteDecision decideSite(const Placement &P, const SourcePos &Key,
-                        llvm::StringRef What);
+                        llvm::StringRef What, llvm::StringRef NoSizeWhy = "");
+
+/// "1MiB..5MiB", ">= 1MiB", "<= 5MiB": a window as remarks show it.
+std::string windowText(std::optional<uint64_t> Min,
+                       std::optional<uint64_t> Max);
 
 /// The remark for a call at \p Key noted as a caller frame.
 std::string notedRemark(const SourcePos &Key);

@@ -59,7 +59,16 @@ struct PlanEntry {
   Target To;
   std::string Size; ///< informational, as written
   std::string Note; ///< informational
-  llvm::SMLoc Loc;  ///< the entry itself
+  /// Fortran: the one variable of a multi-object ALLOCATE this entry places
+  /// (lower case; HmPlace.so reads it from the descriptor's debug info);
+  /// empty: every call at the site.
+  std::string Object;
+  /// A size window (AutoHBW's): the entry places only allocations of
+  /// MinSize..MaxSize bytes, both inclusive; the others stay on the ordinary
+  /// heap. The check is made at the planned call only.
+  std::optional<uint64_t> MinSize, MaxSize;
+  bool hasWindow() const { return MinSize || MaxSize; }
+  llvm::SMLoc Loc; ///< the entry itself
   llvm::SMLoc KeyLoc, KindLoc;
   /// Position in the whole plan (a plan loaded for one compile holds only
   /// the entries that compile can use; build records name entries by this).
@@ -80,7 +89,8 @@ public:
   /// (BuildRecord.h).
   uint64_t ContentHash = 0;
   bool IgnoreCase = false;
-  std::string Note; ///< informational
+  bool HasObjects = false; ///< some entry has an `object:`
+  std::string Note;        ///< informational
   std::map<std::string, std::unique_ptr<Tier>> Tiers;
   std::vector<PlanEntry> Entries;
 

@@ -41,6 +41,8 @@ std::string PlanEntry::key() const {
       S += " > ";
     S += F.str();
   }
+  if (!Object.empty())
+    S += " (object " + Object + ")";
   return S;
 }
 
@@ -150,6 +152,11 @@ protected:
     }
   }
 
+  static bool isFortranName(StringRef S) {
+    return !S.empty() && isAlpha(S[0]) &&
+           llvm::all_of(S, [](char C) { return isAlnum(C) || C == '_'; });
+  }
+
   static std::string canonicalKey(const PlanEntry &E) {
     std::string S;
     for (const Frame &F : E.Frames) {
@@ -162,7 +169,7 @@ protected:
       S += C.str();
       S += '\n';
     }
-    return S;
+    return S + E.Object;
   }
 
   DiagEngine &D;
@@ -391,8 +398,9 @@ private:
                     "and 'kind: ...')");
       return;
     }
-    static const std::vector<std::string> Keys = {"site", "stack", "kind",
-                                                  "size", "note"};
+    static const std::vector<std::string> Keys = {
+        "site", "stack",  "kind",     "size",
+        "note", "object", "min-size", "max-size"};
     for (const YamlNode &N : V.Items) {
       SMLoc EL = loc(N);
       if (!N.isMap()) {
@@ -403,6 +411,7 @@ private:
       PlanEntry E;
       E.Loc = EL;
       bool HaveKey = false, HaveKind = false, Bad = false;
+      SMLoc MinLoc, MaxLoc;
       forEachKey(
           N, Keys, "site entry", [&](StringRef K, const YamlNode &F, SMLoc FL) {
             if (K == "site" || K == "stack") {
@@ -434,6 +443,29 @@ private:
             } else if (K == "note") {
               if (auto S = scalar(F, FL, "'note'"))
                 E.Note = *S;
+            } else if (K == "min-size" || K == "max-size") {
+              if (auto S = scalar(F, FL, "'" + K.str() + "'")) {
+                std::string Err;
+                std::optional<uint64_t> B = parseSize(*S, Err);
+                if (!B) {
+                  error(loc(F), Err);
+                  Bad = true;
+                } else {
+                  (K == "min-size" ? E.MinSize : E.MaxSize) = *B;
+                  (K == "min-size" ? MinLoc : MaxLoc) = loc(F);
+                }
+              }
+            } else if (K == "object") {
+              if (auto S = scalar(F, FL, "'object'")) {
+                if (!isFortranName(*S)) {
+                  error(loc(F), "'object' names one Fortran variable of a "
+                                "multi-object ALLOCATE (letters, digits, _; "
+                                "components cannot be told apart yet)");
+                  Bad = true;
+                }
+                E.Object = StringRef(*S).lower();
+                P.HasObjects = true;
+              }
             }
           });
       if (!HaveKey) {
@@ -442,6 +474,12 @@ private:
       }
       if (!HaveKind) {
         error(EL, "entry has no 'kind'");
+        Bad = true;
+      }
+      if (E.MinSize && E.MaxSize && *E.MinSize > *E.MaxSize) {
+        error(MaxLoc, "'max-size' (" + formatSize(*E.MaxSize) +
+                          ") is below 'min-size' (" + formatSize(*E.MinSize) +
+                          "): the window holds no size");
         Bad = true;
       }
       if (!Bad)

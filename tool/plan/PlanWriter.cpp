@@ -86,7 +86,13 @@ void writeYaml(const Plan &P, raw_ostream &OS) {
     } else {
       OS << "  - site: " << yamlScalar(E.Frames.front().str()) << "\n";
     }
+    if (!E.Object.empty())
+      OS << "    object: " << yamlScalar(E.Object) << "\n";
     OS << "    kind: " << yamlScalar(E.To.Spelling) << "\n";
+    if (E.MinSize)
+      OS << "    min-size: " << formatSize(*E.MinSize) << "\n";
+    if (E.MaxSize)
+      OS << "    max-size: " << formatSize(*E.MaxSize) << "\n";
     if (!E.Size.empty())
       OS << "    size: " << yamlScalar(E.Size) << "\n";
     if (!E.Note.empty())

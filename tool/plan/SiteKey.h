@@ -68,6 +68,10 @@ struct CallContext {
   /// every container buffer is allocated): it is matched against container
   /// entries only (Context.h).
   bool StdAllocator = false;
+  /// A Fortran ALLOCATE's call: the variable it allocates, when known
+  /// (several calls of one statement share a position; `object:` entries
+  /// tell them apart).
+  std::string Object;
 };
 
 /// The key of a call as both front ends compute it: \p File as the compiler

@@ -105,11 +105,15 @@ SiteMatcher::candidatesFor(const CallContext &C) const {
   auto [B, E] = ByLine.equal_range(Call.Line);
   for (auto It = B; It != E; ++It) {
     const PlanEntry *Ent = It->second;
+    if (!Ent->Object.empty() && Ent->Object != C.Object)
+      continue;
     PathMatch PM = matchFrame(Ent->Frames.front(), Call, C.CompileDir);
     if (PM == PathMatch::None)
       continue;
-    // Specificity: verified frames first, then columns, then path precision.
-    unsigned Score = unsigned(PM) + (Ent->Frames.front().Column ? 8 : 0);
+    // Specificity: verified frames first, then columns and objects, then
+    // path precision.
+    unsigned Score = unsigned(PM) + (Ent->Frames.front().Column ? 8 : 0) +
+                     (Ent->Object.empty() ? 0 : 12);
     unsigned End = shape(*Ent).EndCaller;
     unsigned Checked = std::min<unsigned>(End, C.Frames.size());
     bool Full = End <= C.Frames.size(), Mismatch = false;
