@@ -7,11 +7,21 @@ using namespace llvm;
 
 namespace hmplace {
 
-std::string windowText(std::optional<uint64_t> Min,
-                       std::optional<uint64_t> Max) {
+/// "1MiB..5MiB", ">= 1MiB", "<= 5MiB": a window as remarks show it.
+static std::string windowText(std::optional<uint64_t> Min,
+                              std::optional<uint64_t> Max) {
   if (Min && Max)
     return formatSize(*Min) + ".." + formatSize(*Max);
   return Min ? ">= " + formatSize(*Min) : "<= " + formatSize(*Max);
+}
+
+/// An entry with a size window among those a contextual placement chooses
+/// from at run time, or null.
+static const PlanEntry *windowedChoice(const Placement &P) {
+  for (const ContextChoice &Ch : P.Choices)
+    if (Ch.Entry && Ch.Entry->hasWindow())
+      return Ch.Entry;
+  return P.Entry && P.Entry->hasWindow() ? P.Entry : nullptr;
 }
 
 SiteDecision decideSite(const Placement &P, const SourcePos &Key,
@@ -30,17 +40,9 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
   case Placement::Contextual:
     // The runtime's caller tables carry no sizes: a window there would be
     // ignored, and place more than the plan asks.
-    for (const ContextChoice &Ch : P.Choices)
-      if (Ch.Entry && Ch.Entry->hasWindow()) {
-        D.Act = SiteDecision::NotPlaced;
-        D.Remark = At + " not placed: plan entry '" + Ch.Entry->key() +
-                   "' has a size window, which call-stack entries do not "
-                   "take yet";
-        return D;
-      }
-    if (P.Entry && P.Entry->hasWindow()) {
+    if (const PlanEntry *E = windowedChoice(P)) {
       D.Act = SiteDecision::NotPlaced;
-      D.Remark = At + " not placed: plan entry '" + P.Entry->key() +
+      D.Remark = At + " not placed: plan entry '" + E->key() +
                  "' has a size window, which call-stack entries do not "
                  "take yet";
       return D;

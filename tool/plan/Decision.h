@@ -49,10 +49,6 @@ struct SiteDecision {
 SiteDecision decideSite(const Placement &P, const SourcePos &Key,
                         llvm::StringRef What, llvm::StringRef NoSizeWhy = "");
 
-/// "1MiB..5MiB", ">= 1MiB", "<= 5MiB": a window as remarks show it.
-std::string windowText(std::optional<uint64_t> Min,
-                       std::optional<uint64_t> Max);
-
 /// The remark for a call at \p Key noted as a caller frame.
 std::string notedRemark(const SourcePos &Key);
 /// The remark for an OpenMP parallel region at \p Key noted as a caller
