@@ -552,6 +552,10 @@ private:
     StringRef T = S.Text;
     StringRef Word =
         T.take_while([](char C) { return isAlnum(C) || C == '_'; });
+    if (Word.empty()) {
+      D.report(Loc, Severity::Warning, "directive with no name; ignored");
+      return;
+    }
     if (!known(Word, KnownDirectives)) {
       D.report(Loc, Severity::Warning,
                "unknown directive '" + Word + "'; ignored");
