@@ -33,7 +33,7 @@ namespace hmplace {
 /// Plans smaller than this are parsed whole: a few thousand entries cost
 /// less than a millisecond or two, and leave no index files around.
 static constexpr size_t IndexThreshold = 512 * 1024;
-static constexpr StringLiteral Magic = "hmidx 2";
+static constexpr StringLiteral Magic = "hmidx 3";
 
 static std::string escape(StringRef S) {
   std::string O;
@@ -75,6 +75,21 @@ static long offsetOf(SMLoc L, const char *Start, size_t Size) {
   return P && P >= Start && P <= Start + Size ? long(P - Start) : -1;
 }
 
+/// A size window's bound in an index line: the bytes, or "-".
+static std::string optionalSize(std::optional<uint64_t> B) {
+  return B ? std::to_string(*B) : "-";
+}
+
+static bool readOptionalSize(StringRef S, std::optional<uint64_t> &B) {
+  uint64_t V;
+  if (S == "-")
+    return true;
+  if (S.getAsInteger(10, V))
+    return false;
+  B = V;
+  return true;
+}
+
 /// The index of \p P, whose text starts at \p Start (\p Size bytes).
 static std::string writeIndex(const Plan &P, const char *Start, size_t Size) {
   std::string Out;
@@ -99,7 +114,8 @@ static std::string writeIndex(const Plan &P, const char *Start, size_t Size) {
     for (size_t I = 0; I < E.Frames.size(); ++I)
       Line += (I ? "\x1f" : "") + escape(E.Frames[I].str());
     Line += "\t" + escape(E.To.Spelling) + "\t" + escape(E.Size) + "\t" +
-            escape(E.Note) + "\n";
+            escape(E.Note) + "\t" + escape(E.Object) + "\t" +
+            optionalSize(E.MinSize) + "\t" + optionalSize(E.MaxSize) + "\n";
     Entries += Line;
     std::set<std::string> Bases;
     for (const Frame &F : E.Frames)
@@ -210,7 +226,7 @@ static bool readEntry(StringRef Body, size_t Off, Plan &P, const char *Start,
   StringRef Line = Body.substr(Off).split('\n').first;
   SmallVector<StringRef, 10> F;
   Line.split(F, '\t');
-  if (F.size() != 10 || F[0] != "E")
+  if (F.size() != 13 || F[0] != "E")
     return false;
   PlanEntry E;
   if (F[1].getAsInteger(10, E.Index))
@@ -234,6 +250,11 @@ static bool readEntry(StringRef Body, size_t Off, Plan &P, const char *Start,
     return false;
   E.Size = unescape(F[8]);
   E.Note = unescape(F[9]);
+  E.Object = unescape(F[10]);
+  if (!readOptionalSize(F[11], E.MinSize) ||
+      !readOptionalSize(F[12], E.MaxSize))
+    return false;
+  P.HasObjects |= !E.Object.empty();
   P.Entries.push_back(std::move(E));
   return true;
 }
