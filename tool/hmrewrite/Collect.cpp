@@ -344,7 +344,8 @@ private:
     if (Already && R->Edit == CallRecord::Editable)
       L.recordKindArg(*R, FID, CE->getArg(0),
                       CE->getNumArgs() > 1 ? CE->getArg(1) : nullptr);
-    sizeArguments(*R, CE, Already ? 1 : 0);
+    if (L.session().checksSizes())
+      sizeArguments(*R, CE, Already ? 1 : 0);
     // The kind goes before the first argument, in the same context as the
     // callee: a file position, or the same macro argument's spelling.
     if (!Already && R->Edit == CallRecord::Editable) {

@@ -79,6 +79,9 @@ public:
   bool isNoteLine(unsigned Line) const {
     return RecordAllCalls || (Matcher && Matcher->isCallerLine(Line));
   }
+  /// Whether some entry has a size window, whose check repeats the call's
+  /// size argument (else the arguments' text is not taken).
+  bool checksSizes() const { return ThePlan && ThePlan->HasWindows; }
   /// Whether any call may be a caller frame (else none is looked at).
   bool recordsCallers() const {
     return RecordAllCalls || (Matcher && Matcher->needsContext());

@@ -90,6 +90,7 @@ public:
   uint64_t ContentHash = 0;
   bool IgnoreCase = false;
   bool HasObjects = false; ///< some entry has an `object:`
+  bool HasWindows = false; ///< some entry has a size window
   std::string Note;        ///< informational
   std::map<std::string, std::unique_ptr<Tier>> Tiers;
   std::vector<PlanEntry> Entries;

@@ -255,6 +255,7 @@ static bool readEntry(StringRef Body, size_t Off, Plan &P, const char *Start,
       !readOptionalSize(F[12], E.MaxSize))
     return false;
   P.HasObjects |= !E.Object.empty();
+  P.HasWindows |= E.hasWindow();
   P.Entries.push_back(std::move(E));
   return true;
 }

@@ -452,6 +452,7 @@ private:
                   Bad = true;
                 } else {
                   (K == "min-size" ? E.MinSize : E.MaxSize) = *B;
+                  P.HasWindows = true;
                   (K == "min-size" ? MinLoc : MaxLoc) = loc(F);
                 }
               }
