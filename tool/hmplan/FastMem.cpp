@@ -11,6 +11,7 @@
 #include "FastMem.h"
 
 #include "plan/Plan.h"
+#include "plan/SiteKey.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -47,6 +48,7 @@ struct Scope {
   int Parent = -1;
   std::map<std::string, unsigned> Fast; ///< name -> index in Directives
   std::vector<std::string> Uses;
+  std::vector<int> Types; ///< derived types defined in this scope
 };
 
 struct Allocate {
@@ -378,9 +380,11 @@ public:
     Files.push_back(Path);
     std::vector<int> Stack;
     auto Push = [&](Scope::Kind K, std::string Name) {
-      Scope S{K, std::move(Name), Stack.empty() ? -1 : Stack.back(), {}, {}};
-      Scopes.push_back(std::move(S));
+      int Parent = Stack.empty() ? -1 : Stack.back();
+      Scopes.push_back({K, std::move(Name), Parent, {}, {}, {}});
       Stack.push_back(int(Scopes.size() - 1));
+      if (K == Scope::Type && Parent >= 0)
+        Scopes[Parent].Types.push_back(Stack.back());
       if (Scopes.back().K == Scope::Module)
         Modules[Scopes.back().Name] = Stack.back();
     };
@@ -620,9 +624,7 @@ private:
           Work.push_back(M->second);
       }
       // Types defined here: their component directives.
-      for (size_t J = 0; J < Scopes.size(); ++J)
-        if (Scopes[J].Parent == I && Scopes[J].K == Scope::Type)
-          Work.push_back(int(J));
+      Work.insert(Work.end(), Sc.Types.begin(), Sc.Types.end());
     }
     return V;
   }
@@ -637,16 +639,13 @@ private:
   /// Relative to the plan's directory where the file lies under it (the
   /// matcher resolves relative paths there first), else absolute.
   static std::string planPath(StringRef File, StringRef PlanDir) {
-    SmallString<256> Abs(File);
-    sys::fs::make_absolute(Abs);
-    sys::path::remove_dots(Abs, true);
-    SmallString<256> Dir(PlanDir);
-    sys::fs::make_absolute(Dir);
-    sys::path::remove_dots(Dir, true);
+    SmallString<256> Cwd;
+    sys::fs::current_path(Cwd);
+    std::string Abs = normalizePath(File, Cwd);
     StringRef A = Abs;
-    if (A.consume_front(Dir) && A.consume_front("/"))
+    if (A.consume_front(PlanDir) && A.consume_front("/"))
       return A.str();
-    return Abs.str().str();
+    return Abs;
   }
 
   DiagEngine &D;

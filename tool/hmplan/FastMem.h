@@ -28,7 +28,8 @@ struct ScanResult {
 
 /// Scan \p Files (free form, or fixed form by extension: .f .for .f77 ...)
 /// for FASTMEM directives and the ALLOCATEs they name, into a plan whose
-/// site paths are relative to \p PlanDir where the file lies under it. The
+/// site paths are relative to \p PlanDir (absolute, normalized) where the
+/// file lies under it. The
 /// entries go to \p Kind. Problems are reported on \p D at their source
 /// line; returns false if a file could not be read.
 bool scanFastMem(const std::vector<std::string> &Files, llvm::StringRef PlanDir,

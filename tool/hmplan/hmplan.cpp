@@ -60,11 +60,6 @@ static cl::SubCommand
 static cl::list<std::string> ScanFiles(cl::Positional, cl::OneOrMore,
                                        cl::desc("<source.f90>..."),
                                        cl::sub(ScanCmd), cl::cat(Cat));
-static cl::opt<std::string> ScanOutput("o",
-                                       cl::desc("Write the plan here (default: "
-                                                "stdout)"),
-                                       cl::value_desc("file"), cl::init("-"),
-                                       cl::sub(ScanCmd), cl::cat(Cat));
 static cl::opt<std::string>
     ScanKind("kind",
              cl::desc("Where FASTMEM arrays go: a kind or alias (default hbm)"),
@@ -82,11 +77,16 @@ static cl::opt<bool> Strict("strict", cl::desc("Treat warnings as errors"),
 static cl::opt<std::string> ConvertInput(cl::Positional, cl::Required,
                                          cl::desc("<input>"),
                                          cl::sub(ConvertCmd), cl::cat(Cat));
+static cl::SubCommand
+    AdviseCmd("advise", "Write a plan from LLVM MemProf profiles of a program "
+                        "(clang -g -fmemory-profile -fno-omit-frame-pointer "
+                        "-fno-optimize-sibling-calls)");
 static cl::opt<std::string> Output("o",
-                                   cl::desc("Output file (default: "
+                                   cl::desc("Write the plan here (default: "
                                             "stdout)"),
                                    cl::value_desc("file"), cl::init("-"),
-                                   cl::sub(ConvertCmd), cl::cat(Cat));
+                                   cl::sub(ConvertCmd), cl::sub(AdviseCmd),
+                                   cl::sub(ScanCmd), cl::cat(Cat));
 static cl::opt<std::string>
     MemConfig("memory-config",
               cl::desc("FlexMalloc memory definitions file whose budgets "
@@ -120,10 +120,6 @@ static cl::opt<std::string> EnvPlan(cl::Positional, cl::Required,
                                     cl::desc("<plan>"), cl::sub(EnvCmd),
                                     cl::cat(Cat));
 
-static cl::SubCommand
-    AdviseCmd("advise", "Write a plan from LLVM MemProf profiles of a program "
-                        "(clang -g -fmemory-profile -fno-omit-frame-pointer "
-                        "-fno-optimize-sibling-calls)");
 static cl::list<std::string> AdviseProfiles(cl::Positional, cl::OneOrMore,
                                             cl::desc("<profile>..."),
                                             cl::sub(AdviseCmd), cl::cat(Cat));
@@ -146,12 +142,6 @@ static cl::opt<double> AdviseMinShare(
     cl::desc("Smallest share of the weighted accesses (percent) a context "
              "must have to be placed (default 0.1)"),
     cl::init(0.1), cl::sub(AdviseCmd), cl::cat(Cat));
-static cl::opt<std::string>
-    AdviseOutput("o",
-                 cl::desc("Write the plan here (default: "
-                          "stdout)"),
-                 cl::value_desc("file"), cl::init("-"), cl::sub(AdviseCmd),
-                 cl::cat(Cat));
 static cl::opt<bool> AdviseExplain(
     "explain",
     cl::desc("Print a table to stderr: per context its figures, decision "
@@ -175,6 +165,29 @@ static int check(DiagEngine &D) {
     writeSummary(*P, outs());
   }
   return RC;
+}
+
+/// \p Text to -o (stdout for "-"), whole or not at all.
+static bool writeOutput(StringRef Text, DiagEngine &D) {
+  std::error_code EC;
+  ToolOutputFile Out(Output, EC, sys::fs::OF_Text);
+  if (EC) {
+    D.report(Output, Severity::Error, "cannot write: " + EC.message());
+    return false;
+  }
+  Out.os() << Text;
+  Out.keep();
+  return true;
+}
+
+/// The directory the plan written to -o is in (relative paths in it are
+/// relative to that): the current one for stdout.
+static std::string outputDir() {
+  SmallString<256> Cwd;
+  sys::fs::current_path(Cwd);
+  if (Output == "-")
+    return std::string(Cwd);
+  return std::string(sys::path::parent_path(normalizePath(Output, Cwd)));
 }
 
 static int convert(DiagEngine &D) {
@@ -207,14 +220,8 @@ static int convert(DiagEngine &D) {
     writeYaml(*P, OS);
   else if (!writeLocations(*P, OS, D))
     return 1;
-  std::error_code EC;
-  ToolOutputFile Out(Output, EC, sys::fs::OF_Text);
-  if (EC) {
-    D.report(Output, Severity::Error, "cannot write: " + EC.message());
+  if (!writeOutput(Text, D))
     return 1;
-  }
-  Out.os() << Text;
-  Out.keep();
   return 0;
 }
 
@@ -359,11 +366,7 @@ static int adviseCmd(DiagEngine &D) {
   O.Binary = sys::path::filename(AdviseBinary).str(); // the plan is shared
   O.Profiles = AdviseProfiles.size();
   O.MinShare = AdviseMinShare / 100;
-  SmallString<256> Cwd;
-  sys::fs::current_path(Cwd);
-  O.PlanDir = AdviseOutput == "-" ? std::string(Cwd)
-                                  : std::string(sys::path::parent_path(
-                                        normalizePath(AdviseOutput, Cwd)));
+  O.PlanDir = outputDir();
   if (AdviseMinShare < 0 || AdviseMinShare > 100) {
     D.report(Severity::Error, "--min-share: expected a percent in [0, 100]");
     return 1;
@@ -401,21 +404,15 @@ static int adviseCmd(DiagEngine &D) {
     printExplanation(A, errs());
   if (AdviseCurve)
     printCurve(A, errs());
-  std::error_code EC;
-  ToolOutputFile Out(AdviseOutput, EC, sys::fs::OF_Text);
-  if (EC) {
-    D.report(AdviseOutput, Severity::Error, "cannot write: " + EC.message());
+  if (!writeOutput(A.PlanText, D))
     return 1;
-  }
-  Out.os() << A.PlanText;
-  Out.keep();
   unsigned Placed = 0;
   for (const ContextDecision &CD : A.Decisions)
     Placed += !CD.Tier.empty();
   errs() << "hmplan advise: " << Contexts.size() << " context"
          << (Contexts.size() == 1 ? "" : "s") << ", " << Placed << " placed";
-  if (AdviseOutput != "-")
-    errs() << "; plan written to " << AdviseOutput;
+  if (Output != "-")
+    errs() << "; plan written to " << Output;
   errs() << "\n";
   return 0;
 }
@@ -429,28 +426,17 @@ static int scan(DiagEngine &D) {
                                   "' for --kind (hmplan kinds lists them)");
     return 1;
   }
-  SmallString<256> PlanDir;
-  if (ScanOutput != "-")
-    PlanDir = sys::path::parent_path(ScanOutput);
-  if (PlanDir.empty())
-    PlanDir = ".";
   ScanResult R;
-  if (!scanFastMem(ScanFiles, PlanDir, ScanKind, D, R) || D.errors())
+  if (!scanFastMem(ScanFiles, outputDir(), ScanKind, D, R) || D.errors())
     return 1;
-  std::error_code EC;
-  ToolOutputFile Out(ScanOutput, EC, sys::fs::OF_Text);
-  if (EC) {
-    D.report(ScanOutput, Severity::Error, "cannot write: " + EC.message());
+  if (!writeOutput(R.PlanText, D))
     return 1;
-  }
-  Out.os() << R.PlanText;
-  Out.keep();
   errs() << "hmplan scan: " << ScanFiles.size() << " file"
          << (ScanFiles.size() == 1 ? "" : "s") << ", " << R.Directives
          << " FASTMEM directive" << (R.Directives == 1 ? "" : "s") << ", "
          << R.Entries << " entr" << (R.Entries == 1 ? "y" : "ies");
-  if (ScanOutput != "-")
-    errs() << "; plan written to " << ScanOutput;
+  if (Output != "-")
+    errs() << "; plan written to " << Output;
   errs() << "\n";
   return 0;
 }
