@@ -149,6 +149,24 @@ static int is_debug_flag(const char *a) {
   return starts_with(a, "-g") && a[2] >= '1' && a[2] <= '9' && !a[3];
 }
 
+/* Whether \p a (before \p next) links memkind: -lmemkind, -l memkind,
+ * or the library's path. */
+static int names_memkind(const char *a, const char *next) {
+  if (!strcmp(a, "-lmemkind") || (!strcmp(a, "-l") && !strcmp(next, "memkind")))
+    return 1;
+  const char *base = strrchr(a, '/');
+  return base && starts_with(base + 1, "libmemkind.");
+}
+
+static int add_runtime(char **cmd, int n, enum lang lang, const char *lib) {
+  if (lang == LANG_FORTRAN)
+    cmd[n++] = "-lhmplace-fortran";
+  cmd[n++] = concat("-L", lib);
+  cmd[n++] = concat("-Wl,-rpath,", lib);
+  cmd[n++] = "-lhmplace";
+  return n;
+}
+
 static void set_default(const char *var, const char *value) {
   setenv(var, value, 0);
 }
@@ -293,15 +311,20 @@ int main(int argc, char **argv) {
     if (!debug)
       cmd[n++] = "-gline-tables-only";
   }
-  memcpy(cmd + n, args, sizeof(char *) * (size_t)nargs);
-  n += nargs;
-  if (link) {
-    if (lang == LANG_FORTRAN)
-      cmd[n++] = "-lhmplace-fortran";
-    cmd[n++] = concat("-L", lib);
-    cmd[n++] = concat("-Wl,-rpath,", lib);
-    cmd[n++] = "-lhmplace";
+  /* The runtime goes after the program's objects (so that a linker with
+   * --as-needed keeps it) but before memkind: libhmplace serves memkind's
+   * hbw_* functions itself, and the program must bind to those. */
+  int runtime_in = !link;
+  for (int i = 0; i < nargs; ++i) {
+    if (!runtime_in &&
+        names_memkind(args[i], i + 1 < nargs ? args[i + 1] : "")) {
+      n = add_runtime(cmd, n, lang, lib);
+      runtime_in = 1;
+    }
+    cmd[n++] = args[i];
   }
+  if (!runtime_in)
+    n = add_runtime(cmd, n, lang, lib);
   cmd[n] = NULL;
   execv(cmd[0], cmd);
   fprintf(stderr, "%s: error: cannot run %s: %s\n", Me, cmd[0],

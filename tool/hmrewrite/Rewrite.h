@@ -209,7 +209,7 @@ private:
   std::set<const PlanEntry *> NotApplied;
   unsigned NumPlaced = 0, NumDispatch = 0, NumNoted = 0, NumAlreadyPlaced = 0,
            NumRekinded = 0, NumUnplaced = 0, NumAlreadyNoted = 0,
-           NumReframed = 0, NumUnnoted = 0;
+           NumReframed = 0, NumUnnoted = 0, NumToHeap = 0;
   bool Remarks = false, Verbose = false, DispatchFrees = false;
 };
 

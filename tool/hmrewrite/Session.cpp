@@ -272,8 +272,9 @@ void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
     Why = "its file is not being rewritten";
   if (Why) {
     warnAt(C, Twine("planned ") + C.Fn->Name + " (" +
-                  (Dec.Act == SiteDecision::PlaceByCallers
-                       ? "by its callers"
+                  (Dec.Act == SiteDecision::PlaceByCallers ? "by its callers"
+                   : Dec.Act == SiteDecision::KeepOnHeap
+                       ? "to the ordinary heap"
                        : allKinds()[Dec.RuntimeKind].Name) +
                   ") not rewritten: " + Why +
                   (C.Macro.empty() ? "" : " ('" + C.Macro + "')") +
@@ -281,6 +282,11 @@ void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
                        ? "; place it with HmPlace.so or edit the code"
                        : ""));
     entriesOf(P, NotApplied);
+    return;
+  }
+  if (Dec.Act == SiteDecision::KeepOnHeap) { // reported by the caller
+    addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Heap);
+    ++NumToHeap;
     return;
   }
   std::string KindText =
@@ -365,7 +371,8 @@ bool RewriteSession::finish() {
       reconcilePlaced(C, Dec);
       continue;
     }
-    if (Dec.places()) {
+    // hbw_malloc & co sent to the heap are edited as placed calls are.
+    if (Dec.places() || (Dec.Act == SiteDecision::KeepOnHeap && C.Fn->Heap)) {
       placeCall(C, P, Dec);
       continue;
     }
@@ -406,9 +413,15 @@ bool RewriteSession::finish() {
     auto L = Layouts.find(File);
     if (Reps.empty() || L == Layouts.end())
       continue;
-    if (!L->second.IncludesRuntime)
-      insertInclude(File, L->second, Reps.begin()->getOffset());
-    else
+    // An hbw_malloc sent to the heap as malloc needs no runtime header.
+    auto NamesRuntime = [](const tooling::Replacement &R) {
+      StringRef T = R.getReplacementText();
+      return T.contains("hmplace") || T.contains("HMPLACE");
+    };
+    if (!L->second.IncludesRuntime) {
+      if (llvm::any_of(Reps, NamesRuntime))
+        insertInclude(File, L->second, Reps.begin()->getOffset());
+    } else
       dropUnusedInclude(File, L->second, Reps);
   }
   return D.errors() == ErrorsBefore;
@@ -421,7 +434,7 @@ static std::string count(unsigned N, StringRef One, StringRef Many) {
 std::string RewriteSession::summary(unsigned LeftAlone) const {
   std::string Out;
   unsigned Changes = NumPlaced + NumNoted + NumRekinded + NumUnplaced +
-                     NumReframed + NumUnnoted + NumDispatch;
+                     NumReframed + NumUnnoted + NumDispatch + NumToHeap;
   if (Changes == 0 && (NumAlreadyPlaced || NumAlreadyNoted)) {
     if (NumAlreadyPlaced) {
       Out = NumAlreadyPlaced == 1 ? "the planned site is"
@@ -447,7 +460,11 @@ std::string RewriteSession::summary(unsigned LeftAlone) const {
     if (NumUnplaced)
       Out += ", " + std::to_string(NumUnplaced) +
              " no longer placed: back to the plain call";
-    Out += "), " + count(NumNoted, "caller frame", "caller frames") + " noted";
+    Out += ")";
+    if (NumToHeap)
+      Out += ", " + count(NumToHeap, "hbw_* call", "hbw_* calls") +
+             " moved to the ordinary heap";
+    Out += ", " + count(NumNoted, "caller frame", "caller frames") + " noted";
     if (NumReframed || NumUnnoted) {
       Out += " (";
       if (NumReframed)

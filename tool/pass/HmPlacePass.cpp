@@ -565,6 +565,11 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
       Remarks.add(RemarkFolder::Missed, "NotPlaced", S.CB, D.Remark);
       break;
     case SiteDecision::KeepOnHeap:
+      if (S.F->Heap) { // hbw_malloc & co: their C counterpart
+        S.CB->setCalledFunction(
+            M.getOrInsertFunction(S.F->Heap, S.CB->getFunctionType()));
+        Changed = true;
+      }
       Remarks.add(RemarkFolder::Passed, "KeptOnHeap", S.CB, D.Remark);
       break;
     case SiteDecision::PlaceByCallers: {

@@ -24,6 +24,14 @@ static const AllocFn Fns[] = {
     {"strdup", "hmplace_strdup", nullptr, 1},
     {"strndup", "hmplace_strndup", nullptr, 2},
     {"free", nullptr, "hmplace_free", 1},
+    // After their C counterparts: findReplacedAllocFn names those.
+    // hbw_realloc has no dispatching form: hbw_realloc(NULL, n) allocates
+    // in HBW, hmplace_realloc(NULL, n) on the heap.
+    {"hbw_malloc", "hmplace_malloc", nullptr, 1, 0, -1, "malloc"},
+    {"hbw_calloc", "hmplace_calloc", nullptr, 2, 0, 1, "calloc"},
+    {"hbw_realloc", "hmplace_realloc_to", nullptr, 2, 1, -1, "realloc"},
+    {"hbw_posix_memalign", "hmplace_posix_memalign", nullptr, 3, 2, -1,
+     "posix_memalign"},
 };
 
 const AllocFn *findAllocFn(StringRef Name) {
@@ -89,7 +97,7 @@ const IRAllocFn *findIRAllocFn(StringRef Name) {
     for (const AllocFn &F : Fns)
       if (F.allocates())
         V.push_back({F.Name, F.Placed, 0, F.NumArgs, F.Name, false, F.SizeArg,
-                     F.SizeArg2});
+                     F.SizeArg2, F.Heap});
     V.insert(V.end(), std::begin(NewFns), std::end(NewFns));
     V.insert(V.end(), std::begin(FortranFns), std::end(FortranFns));
     return V;

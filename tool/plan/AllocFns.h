@@ -25,10 +25,15 @@ struct AllocFn {
   /// The argument(s) whose value (product) is the size, or -1: what a size
   /// window (PlanEntry::MinSize) is checked against.
   int SizeArg = -1, SizeArg2 = -1;
+  /// For memkind's hbw_* functions: the C library call a plan entry that
+  /// sends the site to the ordinary heap (`posix`) turns it into.
+  const char *Heap = nullptr;
   bool allocates() const { return Placed != nullptr; }
 };
 
-/// The entry for C library function \p Name, or nullptr.
+/// The entry for C library function \p Name, or nullptr. memkind's
+/// hbw_malloc, hbw_calloc, hbw_realloc and hbw_posix_memalign are here too:
+/// libhmplace.so serves them (and hbw_free) itself, so their blocks may move.
 const AllocFn *findAllocFn(llvm::StringRef Name);
 
 /// The entry standing for a C++ new-expression (`new T`, or `new T[n]` when
@@ -57,6 +62,7 @@ struct IRAllocFn {
   /// hmplace_scope_exit(), see runtime/scope.c.
   bool Scoped = false;
   int SizeArg = -1, SizeArg2 = -1; ///< as AllocFn's, in the original call
+  const char *Heap = nullptr;      ///< as AllocFn's
 };
 
 /// The IR allocation function named \p Name, or nullptr. free, realloc's

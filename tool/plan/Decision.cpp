@@ -58,12 +58,23 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
   }
   D.Entry = P.Entry;
   const KindInfo &K = *P.Entry->To.Kind;
+  // hbw_malloc and friends: the front ends call their C counterpart.
+  const AllocFn *Fn = findAllocFn(What);
+  const char *HeapForm = Fn ? Fn->Heap : nullptr;
   if (K.isHeap()) {
     D.Act = SiteDecision::KeepOnHeap;
-    D.Remark = At + " stays on the ordinary heap (plan entry '" +
-               P.Entry->key() + "')";
+    D.Remark = HeapForm ? At + " moved to the ordinary heap as " + HeapForm +
+                              " (plan entry '" + P.Entry->key() + "')"
+                        : At + " stays on the ordinary heap (plan entry '" +
+                              P.Entry->key() + "')";
     return D;
   }
+  // Outside its window the call would go to the ordinary heap, not to the
+  // high-bandwidth memory it asked for: more moved than the plan says.
+  if (HeapForm && P.Entry->hasWindow())
+    NoSizeWhy = "outside the window this call's blocks must stay in "
+                "high-bandwidth memory, which a window cannot express (place "
+                "the site without one)";
   if (P.Entry->hasWindow() && !NoSizeWhy.empty()) {
     D.Act = SiteDecision::NotPlaced;
     D.Remark = At + " not placed: plan entry '" + P.Entry->key() +
