@@ -74,7 +74,7 @@ static cl::opt<bool> Strict("strict", cl::desc("Treat warnings as errors"),
                             cl::sub(CheckCmd), cl::sub(ConvertCmd),
                             cl::sub(SummaryCmd), cl::sub(MatchCmd),
                             cl::cat(Cat));
-static cl::opt<std::string> ConvertInput(cl::Positional, cl::Required,
+static cl::opt<std::string> ConvertInput(cl::Positional, cl::Optional,
                                          cl::desc("<input>"),
                                          cl::sub(ConvertCmd), cl::cat(Cat));
 static cl::SubCommand
@@ -92,6 +92,24 @@ static cl::opt<std::string>
               cl::desc("FlexMalloc memory definitions file whose budgets "
                        "become tiers"),
               cl::value_desc("file"), cl::sub(ConvertCmd), cl::cat(Cat));
+static cl::opt<std::string> AutoHbwSize(
+    "auto-hbw-size",
+    cl::desc("Add a files entry with AutoHBW's size window, in "
+             "AUTO_HBW_SIZE's syntax (1M:5M, or 4K for at least 4 KiB); the "
+             "input plan may then be left out"),
+    cl::value_desc("min[:max]"), cl::sub(ConvertCmd), cl::cat(Cat));
+static cl::list<std::string>
+    AutoHbwFiles("files",
+                 cl::desc("With --auto-hbw-size: the source files it covers, "
+                          "comma-separated globs (default: every file)"),
+                 cl::CommaSeparated, cl::value_desc("glob,..."),
+                 cl::sub(ConvertCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    AutoHbwKind("auto-hbw-mem-type",
+                cl::desc("With --auto-hbw-size: where the window's "
+                         "allocations go (AUTO_HBW_MEM_TYPE; default "
+                         "MEMKIND_HBW)"),
+                cl::init("MEMKIND_HBW"), cl::sub(ConvertCmd), cl::cat(Cat));
 enum class OutFormat { Yaml, Locations };
 static cl::opt<OutFormat>
     To("to",
@@ -191,9 +209,28 @@ static std::string outputDir() {
 }
 
 static int convert(DiagEngine &D) {
-  std::unique_ptr<Plan> P = loadPlan(ConvertInput, D);
+  if (ConvertInput.empty() && AutoHbwSize.empty()) {
+    D.report("hmplan convert", Severity::Error,
+             "give a plan to convert, or --auto-hbw-size");
+    return 1;
+  }
+  if (AutoHbwSize.empty() &&
+      (AutoHbwFiles.getNumOccurrences() || AutoHbwKind.getNumOccurrences())) {
+    D.report("hmplan convert", Severity::Error,
+             "--files and --auto-hbw-mem-type go with --auto-hbw-size");
+    return 1;
+  }
+  std::unique_ptr<Plan> P = ConvertInput.empty() ? std::make_unique<Plan>()
+                                                 : loadPlan(ConvertInput, D);
   if (!P)
     return 1;
+  if (!AutoHbwSize.empty()) {
+    std::string Err;
+    if (!addAutoHbwEntry(*P, AutoHbwSize, AutoHbwFiles, AutoHbwKind, Err)) {
+      D.report("--auto-hbw-size", Severity::Error, Err);
+      return 1;
+    }
+  }
   if (!MemConfig.empty()) {
     std::unique_ptr<Plan> Defs = loadPlan(MemConfig, D);
     if (!Defs)

@@ -122,6 +122,13 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
     if (Matched.count(I))
       continue;
     const PlanEntry &E = P.Entries[I];
+    if (E.isFileSet()) {
+      ++Stale;
+      D.report(E.KeyLoc, Severity::Warning,
+               "plan entry '" + E.key() +
+                   "' matched no allocation call in the whole build");
+      continue;
+    }
     const Frame &F = E.Frames.front();
     bool Seen =
         F.Kind == Frame::Form::Source && Built.namedBy(F.File, P.PlanDir);

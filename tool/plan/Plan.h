@@ -68,6 +68,13 @@ struct PlanEntry {
   /// heap. The check is made at the planned call only.
   std::optional<uint64_t> MinSize, MaxSize;
   bool hasWindow() const { return MinSize || MaxSize; }
+  /// `files:` instead of a site: every allocation call in the source files
+  /// these globs name (`src/*.c`: `*`, `?` and `[...]` within one path
+  /// component, paths matched as a site's file is). A site entry naming the
+  /// same call takes precedence. Frames then holds one placeholder frame
+  /// (line 0), which names no call.
+  std::vector<std::string> Files;
+  bool isFileSet() const { return !Files.empty(); }
   llvm::SMLoc Loc; ///< the entry itself
   llvm::SMLoc KeyLoc, KindLoc;
   /// Position in the whole plan (a plan loaded for one compile holds only
@@ -89,9 +96,10 @@ public:
   /// (BuildRecord.h).
   uint64_t ContentHash = 0;
   bool IgnoreCase = false;
-  bool HasObjects = false; ///< some entry has an `object:`
-  bool HasWindows = false; ///< some entry has a size window
-  std::string Note;        ///< informational
+  bool HasObjects = false;  ///< some entry has an `object:`
+  bool HasWindows = false;  ///< some entry has a size window
+  bool HasFileSets = false; ///< some entry is a `files:` entry
+  std::string Note;         ///< informational
   std::map<std::string, std::unique_ptr<Tier>> Tiers;
   std::vector<PlanEntry> Entries;
 
@@ -104,6 +112,15 @@ public:
   /// All names a target could have been, for did-you-mean suggestions.
   std::vector<std::string> targetNames() const;
 };
+
+/// Add to \p P the `files:` entry AutoHBW's settings describe: every
+/// allocation call in the files \p Globs name (every file if empty) whose
+/// size is in the window \p AutoHbwSize (`AUTO_HBW_SIZE` syntax: `4K` for
+/// at least 4 KiB, `1M:5M` for 1..5 MiB) goes to \p Kind (`AUTO_HBW_MEM_TYPE`:
+/// MEMKIND_HBW, ...). False, with \p Err set, if a value is not understood.
+bool addAutoHbwEntry(Plan &P, llvm::StringRef AutoHbwSize,
+                     const std::vector<std::string> &Globs,
+                     llvm::StringRef Kind, std::string &Err);
 
 /// Read a plan from a file, detecting its format from its extension and
 /// content. Returns nullptr after reporting errors through \p D.
@@ -251,7 +268,8 @@ public:
   /// line (and not the standard allocator's) is decided without the matcher,
   /// which a front end with thousands of calls per file may skip.
   bool mayMatchLine(unsigned Line) const {
-    return ByLine.count(Line) || UnusableByLine.count(Line);
+    return ByLine.count(Line) || UnusableByLine.count(Line) ||
+           !FileSetEntries.empty();
   }
   /// Whether any entry needs run-time context (a front end may skip looking
   /// for noted calls otherwise).
@@ -290,6 +308,14 @@ private:
   std::vector<EntryShape> Shapes; ///< per entry, in plan order
   std::multimap<unsigned, const PlanEntry *> ByLine; ///< frame 0 line
   std::vector<const PlanEntry *> ContainerEntries;
+  std::vector<const PlanEntry *> FileSetEntries;
+  /// Whether a `files:` entry names the call's file: (entry, file, compile
+  /// directory) -> answer; calls of one file share it.
+  bool fileSetNames(const PlanEntry &E, const SourcePos &S,
+                    llvm::StringRef CompileDir) const;
+  mutable std::map<std::tuple<const PlanEntry *, std::string, std::string>,
+                   bool>
+      FileSetCache;
   std::multimap<unsigned, const PlanEntry *> UnusableByLine;
   std::vector<const PlanEntry *> UnusableHit;
   /// Checkable caller frames by line: (entry, frame index).

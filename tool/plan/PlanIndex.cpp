@@ -364,6 +364,12 @@ std::unique_ptr<PlanSource> PlanSource::open(StringRef Path, DiagEngine &D) {
   // No index for this content yet: parse it whole, and write one.
   if (!(S->P = parsePlan(std::move(*Buf), D)))
     return nullptr;
+  // A `files:` entry may name any file: such a plan is used whole (it is
+  // written by hand, and rarely large).
+  if (S->P->HasFileSets) {
+    S->Large = false;
+    return S;
+  }
   std::string Index = writeIndex(*S->P, Start, Size);
   for (const std::string &IP : Where)
     if (writeAtomically(IP, Index))
@@ -422,6 +428,8 @@ std::unique_ptr<Plan> loadPlanFor(StringRef Path,
   // files can use, as a plan read through its index does.
   bool IC = P->IgnoreCase;
   llvm::erase_if(P->Entries, [&](const PlanEntry &E) {
+    if (E.isFileSet())
+      return false;
     return llvm::none_of(E.Frames, [&](const Frame &F) {
       if (F.Kind != Frame::Form::Source)
         return false;

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
@@ -35,6 +36,8 @@ const char *formatName(PlanFormat F) {
 }
 
 std::string PlanEntry::key() const {
+  if (isFileSet())
+    return "files: " + join(Files, ", ");
   std::string S;
   for (const Frame &F : Frames) {
     if (!S.empty())
@@ -44,6 +47,45 @@ std::string PlanEntry::key() const {
   if (!Object.empty())
     S += " (object " + Object + ")";
   return S;
+}
+
+bool addAutoHbwEntry(Plan &P, StringRef AutoHbwSize,
+                     const std::vector<std::string> &Globs, StringRef Kind,
+                     std::string &Err) {
+  PlanEntry E;
+  auto [Lo, Hi] = AutoHbwSize.split(':');
+  std::optional<uint64_t> Min = parseSize(Lo, Err);
+  if (!Min)
+    return false;
+  E.MinSize = *Min;
+  if (AutoHbwSize.contains(':')) {
+    if (!(E.MaxSize = parseSize(Hi, Err)))
+      return false;
+    if (*E.MaxSize < *E.MinSize) {
+      Err = "AUTO_HBW_SIZE '" + AutoHbwSize.str() +
+            "': the upper bound is below the lower one";
+      return false;
+    }
+  }
+  for (const std::string &G : Globs) {
+    if (Expected<GlobPattern> Pat = GlobPattern::create(G); !Pat) {
+      Err = "bad file pattern '" + G + "': " + toString(Pat.takeError());
+      return false;
+    }
+  }
+  E.Files = Globs.empty() ? std::vector<std::string>{"*"} : Globs;
+  E.Frames.emplace_back(); // the placeholder: names no call
+  E.To.Spelling = Kind.str();
+  E.To.Kind = P.resolveKind(Kind, &E.To.TheTier);
+  if (!E.To.Kind) {
+    Err = "unknown kind '" + Kind.str() + "'; see 'hmplan kinds'";
+    return false;
+  }
+  E.Note = "AUTO_HBW_SIZE=" + AutoHbwSize.str();
+  E.Index = P.Entries.size();
+  P.Entries.push_back(std::move(E));
+  P.HasFileSets = P.HasWindows = true;
+  return true;
 }
 
 void Plan::setSource(StringRef File, StringRef Text) {
@@ -158,6 +200,8 @@ protected:
   }
 
   static std::string canonicalKey(const PlanEntry &E) {
+    if (E.isFileSet())
+      return "files:" + join(E.Files, "\n");
     std::string S;
     for (const Frame &F : E.Frames) {
       Frame C = F;
@@ -399,7 +443,7 @@ private:
       return;
     }
     static const std::vector<std::string> Keys = {
-        "site", "stack",  "kind",     "size",
+        "site", "stack",  "files",    "kind",    "size",
         "note", "object", "min-size", "max-size"};
     for (const YamlNode &N : V.Items) {
       SMLoc EL = loc(N);
@@ -414,16 +458,17 @@ private:
       SMLoc MinLoc, MaxLoc;
       forEachKey(
           N, Keys, "site entry", [&](StringRef K, const YamlNode &F, SMLoc FL) {
-            if (K == "site" || K == "stack") {
+            if (K == "site" || K == "stack" || K == "files") {
               if (HaveKey) {
-                error(FL, "entry has both 'site' and 'stack'; use one");
+                error(FL, "entry has more than one of 'site', 'stack' and "
+                          "'files'; use one");
                 Bad = true;
                 return;
               }
               HaveKey = true;
               E.KeyLoc = FL;
               E.IsStack = K == "stack";
-              if (!readKey(F, FL, E))
+              if (!(K == "files" ? readFiles(F, FL, E) : readKey(F, FL, E)))
                 Bad = true;
             } else if (K == "kind") {
               HaveKind = true;
@@ -473,6 +518,11 @@ private:
         error(EL, "entry has no 'site' or 'stack'");
         Bad = true;
       }
+      if (E.isFileSet() && !E.Object.empty()) {
+        error(E.KeyLoc, "'object' names a variable of one ALLOCATE; a 'files' "
+                        "entry cannot take it");
+        Bad = true;
+      }
       if (!HaveKind) {
         error(EL, "entry has no 'kind'");
         Bad = true;
@@ -486,6 +536,44 @@ private:
       if (!Bad)
         P.Entries.push_back(std::move(E));
     }
+  }
+
+  /// `files: src/*.c` or `files: [src/*.c, lib/io.c]`.
+  bool readFiles(const YamlNode &F, SMLoc FL, PlanEntry &E) {
+    std::vector<const YamlNode *> Items;
+    if (F.isSeq())
+      for (const YamlNode &I : F.Items)
+        Items.push_back(&I);
+    else
+      Items.push_back(&F);
+    if (Items.empty()) {
+      error(F.Loc.isValid() ? F.Loc : FL,
+            "'files' must name source files, e.g. [src/*.c, lib/io.c]");
+      return false;
+    }
+    bool OK = true;
+    for (const YamlNode *I : Items) {
+      auto S = scalar(*I, FL, "file pattern");
+      if (!S || S->empty()) {
+        if (S)
+          error(loc(*I), "empty file pattern");
+        OK = false;
+        continue;
+      }
+      if (Expected<GlobPattern> G = GlobPattern::create(*S); !G) {
+        error(loc(*I),
+              "bad file pattern '" + *S + "': " + toString(G.takeError()));
+        OK = false;
+        continue;
+      }
+      E.Files.push_back(*S);
+    }
+    if (!OK)
+      return false;
+    Frame Placeholder; // line 0: names no call
+    E.Frames.push_back(Placeholder);
+    P.HasFileSets = true;
+    return true;
   }
 
   bool readKey(const YamlNode &F, SMLoc FL, PlanEntry &E) {

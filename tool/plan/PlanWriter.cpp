@@ -77,7 +77,13 @@ void writeYaml(const Plan &P, raw_ostream &OS) {
   }
   OS << "sites:\n";
   for (const PlanEntry &E : P.Entries) {
-    if (E.IsStack) {
+    if (E.isFileSet()) {
+      OS << "  - files: [";
+      ListSeparator LS(", ");
+      for (const std::string &G : E.Files)
+        OS << LS << yamlScalar(G);
+      OS << "]\n";
+    } else if (E.IsStack) {
       OS << "  - stack: [";
       ListSeparator LS(", ");
       for (const Frame &F : E.Frames)
@@ -178,10 +184,10 @@ void writeTable(const Plan &P, raw_ostream &OS) {
 }
 
 void writeSummary(const Plan &P, raw_ostream &OS) {
-  unsigned Sites = 0, Stacks = 0, Binary = 0;
+  unsigned Sites = 0, Stacks = 0, Binary = 0, FileSets = 0;
   std::map<std::string, unsigned> ByKind;
   for (const PlanEntry &E : P.Entries) {
-    (E.Frames.size() > 1 ? Stacks : Sites)++;
+    (E.isFileSet() ? FileSets : E.Frames.size() > 1 ? Stacks : Sites)++;
     if (llvm::any_of(E.Frames, [](const Frame &F) {
           return F.Kind == Frame::Form::Binary;
         }))
@@ -191,7 +197,9 @@ void writeSummary(const Plan &P, raw_ostream &OS) {
   OS << P.Path << ": ok: " << formatName(P.Format) << " plan, version "
      << P.Version << "\n";
   OS << "  entries: " << P.Entries.size() << " (" << Sites << " sites, "
-     << Stacks << " call stacks)\n";
+     << Stacks << " call stacks"
+     << (FileSets ? ", " + std::to_string(FileSets) + " file sets" : "")
+     << ")\n";
   if (!ByKind.empty()) {
     OS << "  targets:";
     ListSeparator LS(",");

@@ -2,6 +2,7 @@
 #include "plan/SiteKey.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/Path.h"
 
 using namespace llvm;
@@ -171,6 +172,58 @@ PathMatch matchPath(StringRef PlanPath, StringRef File, StringRef PlanDir,
     if (Want[I] == ".." || !componentsEqual(Want[I], Have[I], IgnoreCase))
       return PathMatch::None;
   return PathMatch::Suffix;
+}
+
+/// Whether the glob components \p Want (innermost first) match the path
+/// components \p Have, all of them when \p Whole, else a suffix.
+static bool globComponentsMatch(ArrayRef<StringRef> Want,
+                                ArrayRef<StringRef> Have, bool Whole,
+                                bool IgnoreCase) {
+  if (Want.empty() || Want.size() > Have.size() ||
+      (Whole && Want.size() != Have.size()))
+    return false;
+  for (size_t I = 0; I < Want.size(); ++I) {
+    std::string W = IgnoreCase ? Want[I].lower() : Want[I].str();
+    std::string H = IgnoreCase ? Have[I].lower() : Have[I].str();
+    Expected<GlobPattern> G = GlobPattern::create(W);
+    if (!G) {
+      consumeError(G.takeError());
+      return false;
+    }
+    if (W == ".." || !G->match(H))
+      return false;
+  }
+  return true;
+}
+
+static SmallVector<StringRef, 8> reverseComponents(StringRef Path) {
+  SmallVector<StringRef, 8> Out;
+  for (auto I = sys::path::rbegin(Path), E = sys::path::rend(Path); I != E; ++I)
+    Out.push_back(*I);
+  return Out;
+}
+
+PathMatch matchPathGlob(StringRef Glob, StringRef File, StringRef PlanDir,
+                        StringRef CompileDir, bool IgnoreCase) {
+  SmallVector<StringRef, 8> Have = reverseComponents(File);
+  if (sys::path::is_absolute(Glob)) {
+    std::string G = normalizePath(Glob, "");
+    return globComponentsMatch(reverseComponents(G), Have, true, IgnoreCase)
+               ? PathMatch::Absolute
+               : PathMatch::None;
+  }
+  for (StringRef Base : {PlanDir, CompileDir}) {
+    if (Base.empty())
+      continue;
+    std::string G = normalizePath(Glob, Base);
+    if (globComponentsMatch(reverseComponents(G), Have, true, IgnoreCase))
+      return PathMatch::Relative;
+  }
+  SmallString<256> Clean(Glob);
+  sys::path::remove_dots(Clean, /*remove_dot_dot=*/false);
+  return globComponentsMatch(reverseComponents(Clean), Have, false, IgnoreCase)
+             ? PathMatch::Suffix
+             : PathMatch::None;
 }
 
 std::string FileSet::key(StringRef Path) const {

@@ -123,6 +123,13 @@ PathMatch matchPath(llvm::StringRef PlanPath, llvm::StringRef File,
                     llvm::StringRef PlanDir, llvm::StringRef CompileDir,
                     bool IgnoreCase);
 
+/// As matchPath, for a `files:` glob (`src/*.c`): `*`, `?` and `[...]` match
+/// within one path component. An invalid glob matches nothing (the plan
+/// reader rejects them).
+PathMatch matchPathGlob(llvm::StringRef Glob, llvm::StringRef File,
+                        llvm::StringRef PlanDir, llvm::StringRef CompileDir,
+                        bool IgnoreCase);
+
 /// Source files (absolute paths) that can say whether a plan path names any
 /// of them: matchPath, tried only on the files with the plan path's file
 /// name (plans can have 100k entries).

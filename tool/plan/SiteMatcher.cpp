@@ -47,11 +47,16 @@ SiteMatcher::SiteMatcher(const Plan &P) : P(P) {
   // would cost time for nothing.
   std::set<std::pair<std::string, unsigned>> PlacedInner;
   for (size_t I = 0; I < P.Entries.size(); ++I)
-    if (Shapes[I].How != EntryShape::Unusable && !P.Entries[I].To.isHeap())
+    if (Shapes[I].How != EntryShape::Unusable && !P.Entries[I].To.isHeap() &&
+        !P.Entries[I].isFileSet())
       PlacedInner.insert(innerKey(P.Entries[I], Shapes[I]));
   for (size_t N = 0; N < P.Entries.size(); ++N) {
     const PlanEntry &E = P.Entries[N];
     const EntryShape &S = Shapes[N];
+    if (E.isFileSet()) {
+      FileSetEntries.push_back(&E);
+      continue;
+    }
     if (S.How == EntryShape::Unusable) {
       if (E.Frames.front().Kind == Frame::Form::Source)
         UnusableByLine.emplace(E.Frames.front().Line, &E);
@@ -89,6 +94,20 @@ PathMatch SiteMatcher::matchFrame(const Frame &F, const SourcePos &S,
   PathMatch M = matchPath(F.File, S.File, P.PlanDir, CompileDir, P.IgnoreCase);
   PathCache.emplace(std::move(Key), M);
   return M;
+}
+
+bool SiteMatcher::fileSetNames(const PlanEntry &E, const SourcePos &S,
+                               StringRef CompileDir) const {
+  auto Key = std::make_tuple(&E, S.File, CompileDir.str());
+  auto It = FileSetCache.find(Key);
+  if (It != FileSetCache.end())
+    return It->second;
+  bool Named = llvm::any_of(E.Files, [&](const std::string &G) {
+    return matchPathGlob(G, S.File, P.PlanDir, CompileDir, P.IgnoreCase) !=
+           PathMatch::None;
+  });
+  FileSetCache.emplace(std::move(Key), Named);
+  return Named;
 }
 
 std::vector<SiteMatcher::Candidate>
@@ -129,6 +148,10 @@ SiteMatcher::candidatesFor(const CallContext &C) const {
     if (!Mismatch)
       Out.push_back({Ent, Full, Score, Checked});
   }
+  // Below any site entry (scores from 1): a site entry for the call decides.
+  for (const PlanEntry *Ent : FileSetEntries)
+    if (fileSetNames(*Ent, Call, C.CompileDir))
+      Out.push_back({Ent, true, 0, 1});
   return Out;
 }
 
@@ -228,6 +251,8 @@ std::vector<Placement> SiteMatcher::resolve() {
     for (const Candidate &Cd : All.back()) {
       Usage &U = Used[Cd.E];
       ++U.Hits;
+      if (Cd.E->isFileSet()) // names many files and calls by design
+        continue;
       if (!is_contained(U.Files, Call.File))
         U.Files.push_back(Call.File);
       // A column-less entry competes only for calls no column entry claims.
@@ -370,6 +395,13 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
   unsigned Unexamined = 0;
   for (const PlanEntry *E : unmatched()) {
     const EntryShape &S = shape(*E);
+    if (E->isFileSet()) {
+      Out.push_back(E);
+      D.report(E->KeyLoc, Severity::Warning,
+               "plan entry '" + E->key() +
+                   "' matched no allocation call in the files given");
+      continue;
+    }
     // A container entry is examined where its user frame's file is read.
     const Frame &F = S.How == EntryShape::Container ? E->Frames[S.FirstCaller]
                                                     : E->Frames.front();
