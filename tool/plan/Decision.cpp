@@ -30,6 +30,9 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
   if (P.State == Placement::Unplanned)
     return D; // the common case: no text to build
   std::string At = What.str() + " at " + Key.str();
+  // hbw_malloc and friends: the front ends call their C counterpart.
+  const AllocFn *Fn = findAllocFn(What);
+  const char *HeapForm = Fn ? Fn->Heap : nullptr;
   switch (P.State) {
   case Placement::Unplanned:
     return D;
@@ -47,6 +50,16 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
                  "take yet";
       return D;
     }
+    // Callers no entry names fall back to the ordinary heap: an hbw call
+    // would leave HBW for them.
+    if (HeapForm && !P.Entry) {
+      D.Act = SiteDecision::NotPlaced;
+      D.Remark = At + " not placed: its call-stack entries leave the callers "
+                      "they do not name on the ordinary heap, not in "
+                      "high-bandwidth memory; add a site entry for this call "
+                      "(kind hbw-preferred keeps the others where they were)";
+      return D;
+    }
     D.Act = SiteDecision::PlaceByCallers;
     D.Table = P.Container
                   ? contextTableText(ContainerSite, P.Choices, P.fallbackKind())
@@ -58,9 +71,6 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
   }
   D.Entry = P.Entry;
   const KindInfo &K = *P.Entry->To.Kind;
-  // hbw_malloc and friends: the front ends call their C counterpart.
-  const AllocFn *Fn = findAllocFn(What);
-  const char *HeapForm = Fn ? Fn->Heap : nullptr;
   if (K.isHeap()) {
     D.Act = SiteDecision::KeepOnHeap;
     D.Remark = HeapForm ? At + " moved to the ordinary heap as " + HeapForm +
