@@ -67,7 +67,7 @@ static void *placed_realloc(int idx, void *p, size_t n) {
     if (q) {
       size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
       account_free(s, old + held);
-      add_live(s, u);
+      live_delta(s, (int64_t)u);
       hm_track_alloc(q, u);
       return q;
     }
@@ -80,7 +80,7 @@ static void *placed_realloc(int idx, void *p, size_t n) {
         size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
         memcpy(q, p, old < n ? old : n);
         account_free(s, held);
-        add_live(s, u);
+        live_delta(s, (int64_t)u);
         hm_track_alloc(q, u);
         hm_placed_free(idx, p);
         return q;

@@ -138,8 +138,10 @@ static void release_counts(void *c) {
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
     atomic_fetch_add(&hm_kinds[k].allocs, atomic_load(&t->allocs[k]));
     atomic_fetch_add(&hm_kinds[k].bytes, atomic_load(&t->bytes[k]));
+    add_live(&hm_kinds[k], atomic_load(&t->live[k]));
     atomic_store(&t->allocs[k], 0);
     atomic_store(&t->bytes[k], 0);
+    atomic_store(&t->live[k], 0);
   }
   t->in_use = 0;
   pthread_mutex_unlock(&CountLock);
@@ -184,14 +186,19 @@ void hmplace_get_stats(enum hmplace_kind k, struct hmplace_stats *o) {
   struct kstate *s = &hm_kinds[k];
   o->allocs = atomic_load(&s->allocs);
   o->bytes = atomic_load(&s->bytes);
+  int64_t live = (int64_t)atomic_load(&s->live);
   pthread_mutex_lock(&CountLock);
   for (struct tcount *t = CountList; t; t = t->next) {
     o->allocs += atomic_load_explicit(&t->allocs[k], memory_order_relaxed);
     o->bytes += atomic_load_explicit(&t->bytes[k], memory_order_relaxed);
+    live += atomic_load_explicit(&t->live[k], memory_order_relaxed);
   }
   pthread_mutex_unlock(&CountLock);
-  o->live = atomic_load(&s->live);
+  o->live = live > 0 ? (uint64_t)live : 0;
+  /* The shared peak misses what threads hold in their batches. */
   o->peak = atomic_load(&s->peak);
+  if (o->peak < o->live)
+    o->peak = o->live;
   o->fallbacks = atomic_load(&s->fallbacks);
   int st = atomic_load(&s->state);
   o->available = st == KIND_READY ? 1 : st == KIND_UNAVAILABLE ? -1 : 0;
