@@ -121,6 +121,17 @@ static const char *allocatorFor(const KindInfo *K) {
 bool writeLocations(const Plan &P, raw_ostream &OS, DiagEngine &D) {
   bool OK = true;
   for (const PlanEntry &E : P.Entries) {
+    const char *What = E.isFileSet()       ? "a set of files"
+                       : E.hasWindow()     ? "a size window"
+                       : !E.Object.empty() ? "an object"
+                                           : nullptr;
+    if (What) {
+      D.report(E.KeyLoc, Severity::Error,
+               "plan entry '" + E.key() + "' has " + What +
+                   ", which .locations cannot say; keep the YAML plan");
+      OK = false;
+      continue;
+    }
     const char *A = allocatorFor(E.To.Kind);
     if (!A) {
       D.report(E.KindLoc, Severity::Error,
