@@ -49,6 +49,15 @@ std::string PlanEntry::key() const {
   return S;
 }
 
+/// Why \p G cannot be a `files:` pattern, or "".
+static std::string fileGlobError(StringRef G) {
+  if (G.empty())
+    return "empty file pattern";
+  if (Expected<GlobPattern> Pat = GlobPattern::create(G); !Pat)
+    return "bad file pattern '" + G.str() + "': " + toString(Pat.takeError());
+  return "";
+}
+
 bool addAutoHbwEntry(Plan &P, StringRef AutoHbwSize,
                      const std::vector<std::string> &Globs, StringRef Kind,
                      std::string &Err) {
@@ -67,12 +76,9 @@ bool addAutoHbwEntry(Plan &P, StringRef AutoHbwSize,
       return false;
     }
   }
-  for (const std::string &G : Globs) {
-    if (Expected<GlobPattern> Pat = GlobPattern::create(G); !Pat) {
-      Err = "bad file pattern '" + G + "': " + toString(Pat.takeError());
+  for (const std::string &G : Globs)
+    if (!(Err = fileGlobError(G)).empty())
       return false;
-    }
-  }
   E.Files = Globs.empty() ? std::vector<std::string>{"*"} : Globs;
   E.Frames.emplace_back(); // the placeholder: names no call
   E.To.Spelling = Kind.str();
@@ -554,15 +560,10 @@ private:
     bool OK = true;
     for (const YamlNode *I : Items) {
       auto S = scalar(*I, FL, "file pattern");
-      if (!S || S->empty()) {
-        if (S)
-          error(loc(*I), "empty file pattern");
-        OK = false;
-        continue;
-      }
-      if (Expected<GlobPattern> G = GlobPattern::create(*S); !G) {
-        error(loc(*I),
-              "bad file pattern '" + *S + "': " + toString(G.takeError()));
+      std::string Err = S ? fileGlobError(*S) : "";
+      if (!Err.empty())
+        error(loc(*I), Err);
+      if (!S || !Err.empty()) {
         OK = false;
         continue;
       }

@@ -148,6 +148,28 @@ static bool componentsEqual(StringRef A, StringRef B, bool IgnoreCase) {
   return IgnoreCase ? A.equals_insensitive(B) : A == B;
 }
 
+static SmallVector<StringRef, 8> reverseComponents(StringRef Path) {
+  SmallVector<StringRef, 8> Out;
+  for (auto I = sys::path::rbegin(Path), E = sys::path::rend(Path); I != E; ++I)
+    Out.push_back(*I);
+  return Out;
+}
+
+/// Whether the plan path's components \p Want (innermost first) name the
+/// file's \p Have, one by one as \p Same says: all of them when \p Whole,
+/// else a suffix. `..` names nothing.
+static bool componentsMatch(ArrayRef<StringRef> Want, ArrayRef<StringRef> Have,
+                            bool Whole,
+                            function_ref<bool(StringRef, StringRef)> Same) {
+  if (Want.empty() || Want.size() > Have.size() ||
+      (Whole && Want.size() != Have.size()))
+    return false;
+  for (size_t I = 0; I < Want.size(); ++I)
+    if (Want[I] == ".." || !Same(Want[I], Have[I]))
+      return false;
+  return true;
+}
+
 PathMatch matchPath(StringRef PlanPath, StringRef File, StringRef PlanDir,
                     StringRef CompileDir, bool IgnoreCase) {
   if (sys::path::is_absolute(PlanPath))
@@ -160,55 +182,32 @@ PathMatch matchPath(StringRef PlanPath, StringRef File, StringRef PlanDir,
   // match `solver.c`. `..` in a relative plan path cannot be a suffix.
   SmallString<256> Clean(PlanPath);
   sys::path::remove_dots(Clean, /*remove_dot_dot=*/false);
-  SmallVector<StringRef, 8> Want, Have;
-  for (auto I = sys::path::rbegin(Clean), E = sys::path::rend(Clean); I != E;
-       ++I)
-    Want.push_back(*I);
-  for (auto I = sys::path::rbegin(File), E = sys::path::rend(File); I != E; ++I)
-    Have.push_back(*I);
-  if (Want.empty() || Want.size() > Have.size())
-    return PathMatch::None;
-  for (size_t I = 0; I < Want.size(); ++I)
-    if (Want[I] == ".." || !componentsEqual(Want[I], Have[I], IgnoreCase))
-      return PathMatch::None;
-  return PathMatch::Suffix;
-}
-
-/// Whether the glob components \p Want (innermost first) match the path
-/// components \p Have, all of them when \p Whole, else a suffix.
-static bool globComponentsMatch(ArrayRef<StringRef> Want,
-                                ArrayRef<StringRef> Have, bool Whole,
-                                bool IgnoreCase) {
-  if (Want.empty() || Want.size() > Have.size() ||
-      (Whole && Want.size() != Have.size()))
-    return false;
-  for (size_t I = 0; I < Want.size(); ++I) {
-    std::string W = IgnoreCase ? Want[I].lower() : Want[I].str();
-    std::string H = IgnoreCase ? Have[I].lower() : Have[I].str();
-    Expected<GlobPattern> G = GlobPattern::create(W);
-    if (!G) {
-      consumeError(G.takeError());
-      return false;
-    }
-    if (W == ".." || !G->match(H))
-      return false;
-  }
-  return true;
-}
-
-static SmallVector<StringRef, 8> reverseComponents(StringRef Path) {
-  SmallVector<StringRef, 8> Out;
-  for (auto I = sys::path::rbegin(Path), E = sys::path::rend(Path); I != E; ++I)
-    Out.push_back(*I);
-  return Out;
+  return componentsMatch(reverseComponents(Clean), reverseComponents(File),
+                         false,
+                         [&](StringRef W, StringRef H) {
+                           return componentsEqual(W, H, IgnoreCase);
+                         })
+             ? PathMatch::Suffix
+             : PathMatch::None;
 }
 
 PathMatch matchPathGlob(StringRef Glob, StringRef File, StringRef PlanDir,
                         StringRef CompileDir, bool IgnoreCase) {
+  auto Same = [&](StringRef W, StringRef H) {
+    // The pattern's text must outlive it: GlobPattern keeps pieces of it.
+    std::string Pat = IgnoreCase ? W.lower() : W.str();
+    Expected<GlobPattern> G = GlobPattern::create(Pat);
+    if (!G) {
+      consumeError(G.takeError());
+      return false;
+    }
+    return G->match(IgnoreCase ? H.lower() : H.str());
+  };
   SmallVector<StringRef, 8> Have = reverseComponents(File);
+  // The rules of matchPath, each component a glob.
   if (sys::path::is_absolute(Glob)) {
     std::string G = normalizePath(Glob, "");
-    return globComponentsMatch(reverseComponents(G), Have, true, IgnoreCase)
+    return componentsMatch(reverseComponents(G), Have, true, Same)
                ? PathMatch::Absolute
                : PathMatch::None;
   }
@@ -216,12 +215,12 @@ PathMatch matchPathGlob(StringRef Glob, StringRef File, StringRef PlanDir,
     if (Base.empty())
       continue;
     std::string G = normalizePath(Glob, Base);
-    if (globComponentsMatch(reverseComponents(G), Have, true, IgnoreCase))
+    if (componentsMatch(reverseComponents(G), Have, true, Same))
       return PathMatch::Relative;
   }
   SmallString<256> Clean(Glob);
   sys::path::remove_dots(Clean, /*remove_dot_dot=*/false);
-  return globComponentsMatch(reverseComponents(Clean), Have, false, IgnoreCase)
+  return componentsMatch(reverseComponents(Clean), Have, false, Same)
              ? PathMatch::Suffix
              : PathMatch::None;
 }
