@@ -41,6 +41,7 @@
 
 #include "hmplace.h"
 #include "hmplace_internal.h"
+#include "sizeclass.h"
 
 #include <memkind.h>
 #include <pthread.h>
@@ -69,25 +70,9 @@ void hm_heap_init(void) HM_HIDDEN;
 
 /*--- size classes -----------------------------------------------------------*/
 
-/* memkind's jemalloc rounds a request of n bytes up to its size class:
- * 16-byte steps to 128, then four classes per doubling. The step is the
- * one definition; the cache's class index and its inverse follow from it. */
+/* memkind's jemalloc rounds a request up to its size class (sizeclass.h,
+ * the one definition); the cache's class index and its inverse follow. */
 enum { NCLS = 40, CACHE_N = 32, MAX_CACHED = 32768 };
-
-/* 2^lg < n <= 2^(lg+1), for n > 128. */
-static inline unsigned size_lg(size_t n) {
-  return 63 - (unsigned)__builtin_clzll(n - 1);
-}
-
-static inline size_t size_step(size_t n) {
-  return n <= 128 ? 16 : (size_t)1 << (size_lg(n) - 2);
-}
-
-/* The usable size of a block for a request of n bytes. */
-static inline size_t usable_for(size_t n) {
-  size_t step = size_step(n);
-  return n ? (n + step - 1) & ~(step - 1) : 16;
-}
 
 /* The cache's class of a request of n <= MAX_CACHED bytes: its size class's
  * index (above 128: four per doubling, 2^lg + k * step for k = 1..4). */

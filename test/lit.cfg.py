@@ -22,6 +22,10 @@ config.environment.pop("HMPLACE", None)
 config.environment.pop("HMPLACE_REPORT", None)
 config.environment.pop("MEMKIND_HBW_NODES", None)
 config.environment.pop("HMPLACE_PLAN", None)
+config.environment.pop("HMPLACE_PROFILE", None)
+# The advisor's LLC comes from sysfs; tests give it (--llc) or a sysfs tree
+# of their own (advise/llc.test), so that no figure depends on the machine.
+config.environment["HMPLACE_SYSFS"] = "/nonexistent"
 
 def tool(name):
     return os.path.join(bindir, name)
@@ -34,6 +38,12 @@ config.substitutions.append(("%hmplan", tool("hmplan")))
 config.substitutions.append(("%hmplace_build", config.hmplace_obj_root))
 config.substitutions.append(("%hmplace_src", config.hmplace_src_root))
 config.substitutions.append(("%hmrewrite", tool("hmrewrite")))
+# The profiling route (hmcc --profile): MemProf, frame pointers, the
+# profile support library (runtime/profile/profile.c).
+config.substitutions.append(("%hmcc_profile", tool("hmcc") + " --profile"))
+config.substitutions.append(("%hmcxx_profile", tool("hmc++") + " --profile"))
+config.substitutions.append(("%hmfort_profile", tool("hmfort") + " --profile"))
+config.substitutions.append(("%hmfort", tool("hmfort")))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(
     ("%hmplace_plugin", os.path.join(config.hmplace_obj_root, "lib", "HmPlace.so")))
@@ -110,6 +120,9 @@ if shutil.which("lintian"):
     config.available_features.add("lintian")
 if shutil.which("mpicc") and shutil.which("mpirun"):
     config.available_features.add("mpi")
+# The advisor reads the LLC from sysfs where the machine describes it.
+if os.path.exists("/sys/devices/system/cpu/cpu0/cache/index0/size"):
+    config.available_features.add("sysfs-cache")
 if chattr_works():
     config.available_features.add("chattr")
 

@@ -158,6 +158,150 @@ static int names_memkind(const char *a, const char *next) {
   return base && starts_with(base + 1, "libmemkind.");
 }
 
+/* -g, -g2, -g3, -ggdb, -gdwarf*: the full debug info a profile needs (the
+ * advisor reads each function's declaration line and frame base). */
+static int is_full_debug_flag(const char *a) {
+  return is_debug_flag(a) && strcmp(a, "-gline-tables-only") &&
+         strcmp(a, "-gmlt") && strcmp(a, "-g1") && strcmp(a, "-ggdb1");
+}
+
+static void set_default(const char *var, const char *value) {
+  setenv(var, value, 0);
+}
+
+/* What one run was asked to do, read off the arguments. */
+struct request {
+  enum lang lang;
+  int masquerade;    /* run under a compiler's own name */
+  const char *plan;  /* --plan= or $HMPLACE_PLAN */
+  int profile;       /* --profile: a MemProf-profiled build, no plan */
+  int link, compile; /* the run links; it compiles (not -E/-M) */
+  int debug, full_debug, only_info;
+  char **args; /* the compiler's own arguments, in order */
+  int nargs;
+};
+
+static void read_args(int argc, char **argv, struct request *r) {
+  r->plan = getenv("HMPLACE_PLAN");
+  r->args = xmalloc(sizeof(char *) * (size_t)(argc + 1));
+  r->link = r->compile = r->only_info = 1;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (starts_with(a, "--plan=")) {
+      r->plan = a + 7;
+      continue;
+    }
+    if (!strcmp(a, "--profile")) {
+      r->profile = 1;
+      continue;
+    }
+    if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") ||
+        !strcmp(a, "-M") || !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only"))
+      r->link = 0;
+    if (!strcmp(a, "-E") || !strcmp(a, "-M") || !strcmp(a, "-MM"))
+      r->compile = 0;
+    if (!strcmp(a, "-g0")) {
+      r->debug = r->full_debug = 0;
+    } else if (is_debug_flag(a)) {
+      r->debug = 1;
+      r->full_debug |= is_full_debug_flag(a);
+    }
+    /* Version queries and the like (configure scripts): no plan needed. */
+    if (strcmp(a, "-v") && strcmp(a, "--version") &&
+        strcmp(a, "-dumpversion") && strcmp(a, "-dumpmachine") &&
+        !starts_with(a, "-print-"))
+      r->only_info = 0;
+    r->args[r->nargs++] = argv[i];
+  }
+}
+
+/* The compiler underneath into cmd[0..): $HMPLACE_CC/CXX/FC split at blanks
+ * ("ccache clang-19"), else clang/flang 19; the count, or exits. */
+static int compiler_words(const struct request *r, const char *self,
+                          char **cmd) {
+  const char *env = getenv(r->lang == LANG_CXX       ? "HMPLACE_CXX"
+                           : r->lang == LANG_FORTRAN ? "HMPLACE_FC"
+                                                     : "HMPLACE_CC");
+  const char *dflt = r->lang == LANG_CXX       ? "clang++-19"
+                     : r->lang == LANG_FORTRAN ? "flang-new-19"
+                                               : "clang-19";
+  char *cc_words = strdup(env && *env ? env : dflt);
+  int n = 0;
+  for (char *w = strtok(cc_words, " \t"); w; w = strtok(NULL, " \t"))
+    cmd[n++] = w;
+  if (n == 0) {
+    fprintf(stderr, "%s: error: empty compiler in $HMPLACE_%s\n", Me,
+            r->lang == LANG_CXX       ? "CXX"
+            : r->lang == LANG_FORTRAN ? "FC"
+                                      : "CC");
+    exit(2);
+  }
+  char *found = find_program(cmd[0], self);
+  if (!found) {
+    fprintf(stderr, "%s: error: compiler '%s' not found on PATH\n", Me, cmd[0]);
+    exit(127);
+  }
+  cmd[0] = found;
+  /* An MPI wrapper runs clang/flang 19 underneath. */
+  const char *base = strrchr(cmd[0], '/');
+  base = base ? base + 1 : cmd[0];
+  if (starts_with(base, "mpi")) {
+    set_default("OMPI_CC", "clang-19");
+    set_default("OMPI_CXX", "clang++-19");
+    set_default("OMPI_FC", "flang-new-19");
+    set_default("MPICH_CC", "clang-19");
+    set_default("MPICH_CXX", "clang++-19");
+    set_default("MPICH_FC", "flang-new-19");
+    set_default("MPICH_F90", "flang-new-19");
+  }
+  return n;
+}
+
+static void run(char **cmd) {
+  execv(cmd[0], cmd);
+  fprintf(stderr, "%s: error: cannot run %s: %s\n", Me, cmd[0],
+          strerror(errno));
+  exit(127);
+}
+
+/* The plan, absolute (recursive make finds it from any directory), in
+ * $HMPLACE_PLAN for the plugin; exits without one. */
+static void export_plan(const char *plan) {
+  if (!plan || !*plan) {
+    fprintf(stderr,
+            "%s: error: no plan: give --plan=FILE or set HMPLACE_PLAN (or "
+            "--profile for a build to profile)\n",
+            Me);
+    exit(2);
+  }
+  if (plan[0] != '/' && exists(plan)) {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd)) {
+      char *abs = concat(cwd, "/");
+      plan = concat(abs, plan);
+    }
+  }
+  setenv("HMPLACE_PLAN", plan, 1);
+}
+
+/* Under make, as hmcc: say once (at the link) if the Makefile picks flags by
+ * the compiler's name, which CC=hmcc defeats. */
+static void check_makefile(const struct request *r, const char *prefix) {
+  if (!r->link || r->masquerade || !getenv("MAKELEVEL"))
+    return;
+  const char *mf = NULL;
+  char line[256];
+  int at = makefile_tests_name(&mf, line, sizeof line);
+  if (at)
+    fprintf(stderr,
+            "%s: warning: %s:%d chooses flags by the compiler's name "
+            "(%s); with %s that test sees '%s', not the compiler's name. "
+            "Build with the wrappers under the compilers' own names: "
+            "PATH=%s/libexec/hmplace:$PATH make CC=clang CXX=clang++ "
+            "FC=flang-new (HMPLACE_PLAN=plan.yaml)\n",
+            Me, mf, at, line, Me, Me, prefix);
+}
+
 static int add_runtime(char **cmd, int n, enum lang lang, const char *lib) {
   if (lang == LANG_FORTRAN)
     cmd[n++] = "-lhmplace-fortran";
@@ -167,15 +311,93 @@ static int add_runtime(char **cmd, int n, enum lang lang, const char *lib) {
   return n;
 }
 
-static void set_default(const char *var, const char *value) {
-  setenv(var, value, 0);
+/* A placed build: the plugin with the plan, line tables where no -g is
+ * given (the pass keys sites by debug locations), and at a link the runtime
+ * after the program's objects (so that a linker with --as-needed keeps it)
+ * but before memkind: libhmplace serves memkind's hbw_* functions itself,
+ * and the program must bind to those. */
+static int place_flags(const struct request *r, char **cmd, int n,
+                       const char *plugin, const char *lib) {
+  if (r->compile) {
+    cmd[n++] = concat("-fpass-plugin=", plugin);
+    if (!r->debug)
+      cmd[n++] = "-gline-tables-only";
+  }
+  int runtime_in = !r->link;
+  for (int i = 0; i < r->nargs; ++i) {
+    if (!runtime_in &&
+        names_memkind(r->args[i], i + 1 < r->nargs ? r->args[i + 1] : "")) {
+      n = add_runtime(cmd, n, r->lang, lib);
+      runtime_in = 1;
+    }
+    cmd[n++] = r->args[i];
+  }
+  if (!runtime_in)
+    n = add_runtime(cmd, n, r->lang, lib);
+  return n;
+}
+
+/* The allocation functions whose references the profile support library
+ * wraps (runtime/profile/profile.c). */
+static const char *const ProfileWraps =
+    "-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,"
+    "--wrap=aligned_alloc,--wrap=memalign,--wrap=_Znwm,--wrap=_Znam,"
+    "--wrap=_ZnwmRKSt9nothrow_t,--wrap=_ZnamRKSt9nothrow_t";
+
+/* A build to profile with LLVM MemProf (`hmplan advise` reads its
+ * profiles): full debug info, frame pointers, no sibling calls; clang
+ * instruments itself (-fmemory-profile), flang through HmPlace.so in
+ * profile mode, which also brackets its runtime's ALLOCATEs. A link adds
+ * MemProf's runtime and the profile support library, whose wrappers make
+ * blocks still live at exit visible. */
+static int profile_flags(const struct request *r, char **cmd, int n,
+                         const char *plugin, const char *lib) {
+  int fortran = r->lang == LANG_FORTRAN;
+  if (r->compile) {
+    if (fortran) {
+      cmd[n++] = concat("-fpass-plugin=", plugin);
+      setenv("HMPLACE_PROFILE", "1", 1);
+    } else {
+      cmd[n++] = "-fmemory-profile";
+      cmd[n++] = "-fno-optimize-sibling-calls";
+    }
+    cmd[n++] = "-fno-omit-frame-pointer";
+    if (!r->full_debug)
+      cmd[n++] = "-g";
+  }
+  for (int i = 0; i < r->nargs; ++i)
+    cmd[n++] = r->args[i];
+  if (!r->link)
+    return n;
+  if (fortran) { /* flang's driver does not know -fmemory-profile */
+    static const char *const rt[] = {"memprof", "memprof_cxx"};
+    for (int i = 0; i < 2; ++i) {
+      char path[PATH_MAX];
+      snprintf(path, sizeof path, "%s/libclang_rt.%s-x86_64.a",
+               HMPLACE_CLANG_RT_DIR, rt[i]);
+      cmd[n++] = "-Wl,--whole-archive";
+      cmd[n++] = strdup(path);
+      cmd[n++] = "-Wl,--no-whole-archive";
+      cmd[n++] = concat("-Wl,--dynamic-list=", concat(path, ".syms"));
+    }
+    cmd[n++] = "-lpthread";
+    cmd[n++] = "-lrt";
+    cmd[n++] = "-lm";
+    cmd[n++] = "-ldl";
+  } else {
+    cmd[n++] = "-fmemory-profile";
+  }
+  cmd[n++] = (char *)ProfileWraps;
+  cmd[n++] = "-Wl,-u,hmplace_profile_support";
+  cmd[n++] = concat(lib, "/libhmplace-profile.a");
+  return n;
 }
 
 int main(int argc, char **argv) {
   const char *slash = strrchr(argv[0], '/');
   Me = slash ? slash + 1 : argv[0];
-  int masquerade;
-  enum lang lang = lang_of(Me, &masquerade);
+  struct request r = {0};
+  r.lang = lang_of(Me, &r.masquerade);
 
   char self[PATH_MAX];
   ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -198,136 +420,25 @@ int main(int argc, char **argv) {
   char *inc = concat(prefix, "/include");
 
   if (argc < 2) {
-    fprintf(stderr, "usage: %s [--plan=PLAN] COMPILER-ARGS...\n", Me);
+    fprintf(stderr, "usage: %s [--plan=PLAN | --profile] COMPILER-ARGS...\n",
+            Me);
     return 2;
   }
-  const char *plan = getenv("HMPLACE_PLAN");
-  char **args = xmalloc(sizeof(char *) * (size_t)(argc + 16));
-  int nargs = 0;
-  int link = 1, debug = 0, compile = 1, only_info = 1;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (starts_with(a, "--plan=")) {
-      plan = a + 7;
-      continue;
-    }
-    if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") ||
-        !strcmp(a, "-M") || !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only"))
-      link = 0;
-    if (!strcmp(a, "-E") || !strcmp(a, "-M") || !strcmp(a, "-MM"))
-      compile = 0;
-    if (!strcmp(a, "-g0"))
-      debug = 0;
-    else if (is_debug_flag(a))
-      debug = 1;
-    /* Version queries and the like (configure scripts): no plan needed. */
-    if (strcmp(a, "-v") && strcmp(a, "--version") &&
-        strcmp(a, "-dumpversion") && strcmp(a, "-dumpmachine") &&
-        !starts_with(a, "-print-"))
-      only_info = 0;
-    args[nargs++] = argv[i];
+  read_args(argc, argv, &r);
+  char **cmd = xmalloc(sizeof(char *) * (size_t)(argc + 64));
+  int n = compiler_words(&r, self, cmd);
+  if (r.only_info) {
+    memcpy(cmd + n, r.args, sizeof(char *) * (size_t)r.nargs);
+    cmd[n + r.nargs] = NULL;
+    run(cmd);
   }
-
-  /* The compiler underneath, split at blanks ("ccache clang-19"). */
-  const char *env = getenv(lang == LANG_CXX       ? "HMPLACE_CXX"
-                           : lang == LANG_FORTRAN ? "HMPLACE_FC"
-                                                  : "HMPLACE_CC");
-  const char *dflt = lang == LANG_CXX       ? "clang++-19"
-                     : lang == LANG_FORTRAN ? "flang-new-19"
-                                            : "clang-19";
-  char *cc_words = strdup(env && *env ? env : dflt);
-  char **cmd = xmalloc(sizeof(char *) * (size_t)(argc + 32 + strlen(cc_words)));
-  int n = 0;
-  for (char *w = strtok(cc_words, " \t"); w; w = strtok(NULL, " \t"))
-    cmd[n++] = w;
-  if (n == 0) {
-    fprintf(stderr, "%s: error: empty compiler in $HMPLACE_%s\n", Me,
-            lang == LANG_CXX       ? "CXX"
-            : lang == LANG_FORTRAN ? "FC"
-                                   : "CC");
-    return 2;
-  }
-  char *found = find_program(cmd[0], self);
-  if (!found) {
-    fprintf(stderr, "%s: error: compiler '%s' not found on PATH\n", Me, cmd[0]);
-    return 127;
-  }
-  cmd[0] = found;
-
-  if (only_info) {
-    memcpy(cmd + n, args, sizeof(char *) * (size_t)nargs);
-    cmd[n + nargs] = NULL;
-    execv(cmd[0], cmd);
-    fprintf(stderr, "%s: error: cannot run %s: %s\n", Me, cmd[0],
-            strerror(errno));
-    return 127;
-  }
-  if (!plan || !*plan) {
-    fprintf(stderr,
-            "%s: error: no plan: give --plan=FILE or set HMPLACE_PLAN\n", Me);
-    return 2;
-  }
-  if (plan[0] != '/' && exists(plan)) {
-    char cwd[PATH_MAX];
-    if (getcwd(cwd, sizeof cwd)) {
-      char *abs = concat(cwd, "/");
-      plan = concat(abs, plan);
-    }
-  }
-  setenv("HMPLACE_PLAN", plan, 1);
-
-  /* An MPI wrapper runs clang/flang 19 underneath. */
-  const char *base = strrchr(cmd[0], '/');
-  base = base ? base + 1 : cmd[0];
-  if (starts_with(base, "mpi")) {
-    set_default("OMPI_CC", "clang-19");
-    set_default("OMPI_CXX", "clang++-19");
-    set_default("OMPI_FC", "flang-new-19");
-    set_default("MPICH_CC", "clang-19");
-    set_default("MPICH_CXX", "clang++-19");
-    set_default("MPICH_FC", "flang-new-19");
-    set_default("MPICH_F90", "flang-new-19");
-  }
-
-  /* Under make, as hmcc: say once (at the link) if the Makefile picks flags
-   * by the compiler's name, which CC=hmcc defeats. */
-  if (link && !masquerade && getenv("MAKELEVEL")) {
-    const char *mf = NULL;
-    char line[256];
-    int at = makefile_tests_name(&mf, line, sizeof line);
-    if (at)
-      fprintf(stderr,
-              "%s: warning: %s:%d chooses flags by the compiler's name "
-              "(%s); with %s that test sees '%s', not the compiler's name. "
-              "Build with the wrappers under the compilers' own names: "
-              "PATH=%s/libexec/hmplace:$PATH make CC=clang CXX=clang++ "
-              "FC=flang-new (HMPLACE_PLAN=plan.yaml)\n",
-              Me, mf, at, line, Me, Me, prefix);
-  }
-
+  if (!r.profile)
+    export_plan(r.plan);
+  check_makefile(&r, prefix);
   cmd[n++] = concat("-I", inc);
-  if (compile) {
-    cmd[n++] = concat("-fpass-plugin=", plugin);
-    if (!debug)
-      cmd[n++] = "-gline-tables-only";
-  }
-  /* The runtime goes after the program's objects (so that a linker with
-   * --as-needed keeps it) but before memkind: libhmplace serves memkind's
-   * hbw_* functions itself, and the program must bind to those. */
-  int runtime_in = !link;
-  for (int i = 0; i < nargs; ++i) {
-    if (!runtime_in &&
-        names_memkind(args[i], i + 1 < nargs ? args[i + 1] : "")) {
-      n = add_runtime(cmd, n, lang, lib);
-      runtime_in = 1;
-    }
-    cmd[n++] = args[i];
-  }
-  if (!runtime_in)
-    n = add_runtime(cmd, n, lang, lib);
+  n = r.profile ? profile_flags(&r, cmd, n, plugin, lib)
+                : place_flags(&r, cmd, n, plugin, lib);
   cmd[n] = NULL;
-  execv(cmd[0], cmd);
-  fprintf(stderr, "%s: error: cannot run %s: %s\n", Me, cmd[0],
-          strerror(errno));
+  run(cmd);
   return 127;
 }

@@ -7,32 +7,34 @@
 ///
 ///  - The gain of a context is the accesses that would be served by HBM
 ///    instead of DDR. MemProf counts every access, cached or not, and sees
-///    no bandwidth; an object that fits in the last-level cache is mostly
-///    served by the cache either way. So each access counts with the chance
-///    that it misses the cache, taken as S / (S + LLC) for objects of S
-///    bytes: a quarter of the LLC counts 20%, the LLC's size 50%, ten times
-///    it 91%.
-///  - The capacity bounds the bytes *live at once* in a tier, not the sum of
-///    every allocation: each context holds up to its peak (one object, or
-///    as many as were alive together) from its first possible allocation to
-///    its last free (a context with one object: exactly its lifetime).
-///  - The choice maximises the summed gain under that bound: the better of
-///    two greedy passes, by gain per byte and by gain, each adding a context
-///    when it fits at every moment of its lifetime. Contexts below a minimal
-///    share of the gain are not placed (memkind costs more than they win).
+///    no bandwidth; data that fits in the last-level cache is mostly served
+///    by the cache either way. So each access counts with the chance that
+///    it misses the cache, taken as S / (S + LLC) where S is the bytes the
+///    context keeps live together (one array, or a thousand rows swept
+///    together): a quarter of the LLC counts 20%, the LLC's size 50%, ten
+///    times it 91%.
+///  - The capacity bounds the bytes *live at once* in a tier, counted as the
+///    runtime counts them (its size classes and alignment, runtime/
+///    sizeclass.h), not the sum of every allocation: each context holds up
+///    to its peak from its first possible allocation to its last free (a
+///    context with one object: exactly its lifetime).
+///  - The choice maximises the summed gain under that bound (Knapsack.h).
+///    Contexts below a minimal share of the gain are not placed (memkind
+///    costs more than they win).
 ///  - With a DDR capacity and a slow tier (pmem, cxl), the contexts with the
 ///    least gain per byte move to the slow tier until DDR holds the rest.
 ///
 /// Each context becomes the shortest entry that tells it apart from the
 /// contexts of the same allocation call that go elsewhere (one frame when
 /// all go alike), so that the fewest calls must note themselves; the plan
-/// is then checked with the matcher both front ends use.
+/// is then checked with the matcher both front ends use (AdvisedPlan.cpp).
 ///
 //===----------------------------------------------------------------------===//
 #ifndef HMPLACE_HMPLAN_ADVISOR_H
 #define HMPLACE_HMPLAN_ADVISOR_H
 
 #include "MemProfile.h"
+#include "plan/PlanPaths.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -49,7 +51,8 @@ struct AdviseOptions {
   std::string LLCSource;      ///< where LLC came from, for the plan's note
   double MinShare = 0.001;    ///< of the summed gain, to be placed at all
   std::string Binary;         ///< for the plan's note
-  /// Files inside it are named relative to it (the plan's directory).
+  /// The plan's directory: files are named relative to it, or to their
+  /// common directory (PlanPaths.h).
   std::string PlanDir;
   unsigned Profiles = 0;
 };
@@ -59,7 +62,12 @@ struct AdviseOptions {
 /// binary). One entry would claim them all, so they are decided together.
 struct PlanUnit {
   ProfileContext Sum; ///< the first context's frames, every figure summed
-  uint64_t Peak = 0;  ///< the contexts' peaks added
+  /// Bytes live at once as requested: what the cache sees. The contexts'
+  /// peaks added.
+  uint64_t Peak = 0;
+  /// The same in the runtime's usable bytes (size classes, alignment):
+  /// what it holds of a tier's capacity.
+  uint64_t Usable = 0;
   unsigned Stacks = 0;
 };
 
@@ -79,7 +87,8 @@ struct Advice {
   std::string PlanText;                   ///< YAML
   double TotalGain = 0;
   uint64_t TotalAccesses = 0;
-  std::string PlanDir; ///< as AdviseOptions::PlanDir
+  PlanPathNamer Names; ///< how the plan (and the reports) name files
+  ProfileBlindSpots Blind;
 };
 
 /// Decide every context and write the plan. Reports (through \p D) the
@@ -88,15 +97,15 @@ struct Advice {
 bool advise(const std::vector<ProfileContext> &Contexts,
             const AdviseOptions &Opts, Advice &Out, DiagEngine &D);
 
-/// `--explain`: a table, a context a row: its figures, decision and reason.
+/// `--explain`: a table, a context a row: its figures, decision and reason;
+/// then what the profiles could not show.
 void printExplanation(const Advice &A, llvm::raw_ostream &OS);
 /// `--curve`: the share of all accesses (and of the weighted gain) that an
 /// HBM capacity covers, adding units by gain per byte.
 void printCurve(const Advice &A, llvm::raw_ostream &OS);
 
-/// The last-level cache of this machine (sysfs), else 32 MiB; \p Source
-/// says which.
-uint64_t detectLLC(std::string &Source);
+/// "12.3%": \p Part of \p Whole.
+std::string share(double Part, double Whole);
 
 } // namespace hmplace
 

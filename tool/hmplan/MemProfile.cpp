@@ -1,29 +1,22 @@
 //===- MemProfile.cpp - allocation contexts from an LLVM MemProf profile --===//
 //
-// A MemProf frame names a function by the MD5 of its linkage name (and, from
-// a raw profile read with names kept, by the name itself), a line offset
-// from the line the function is declared on, and a column. The binary's
-// DWARF has, per function, the file and line it is declared at: file and
-// declaration line plus offset give the call's own position, as the
-// symbolizer computed the offset from the same DW_AT_decl_line. A function
-// declared in two files under one name (two static functions) cannot be
-// told apart: frames through it are dropped, and the contexts that need
-// them say so.
-//
-// The raw reader lists every context once per function on its stack (so
-// that the compiler can match it where those functions are inlined): a
-// profile's contexts are made unique by their frames before the profiles
-// are summed.
+// LLVM's readers give each context as memprof::Frames (FunctionIndex.h says
+// how those become source positions); the raw stacks add what the reader
+// drops (RawStacks.h). The raw reader lists every context once per function
+// on its stack (so that the compiler can match it where those functions are
+// inlined): a profile's contexts are made unique by their frames before the
+// profiles are summed.
 //
 //===----------------------------------------------------------------------===//
 #include "MemProfile.h"
+#include "FunctionIndex.h"
 #include "RawProfile.h"
+#include "RawStacks.h"
 #include "plan/AllocFns.h"
 #include "plan/SiteKey.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
-#include "llvm/Demangle/Demangle.h"
 #include "llvm/Object/BuildID.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/ProfileData/InstrProfReader.h"
@@ -35,18 +28,26 @@
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <map>
+#include <set>
 
 using namespace llvm;
 
 namespace hmplace {
 
+uint64_t ProfileContext::objectBytes() const {
+  if (AllocCount && TotalSize / AllocCount > MaxSize)
+    return TotalSize / AllocCount; // MaxSize is 32 bits in MemProf
+  return MaxSize;
+}
+
+uint64_t ProfileContext::objectsAtOnce() const {
+  return std::min<uint64_t>(std::max<uint64_t>(AllocCount, 1), Overlaps + 1);
+}
+
 uint64_t ProfileContext::peakBytes() const {
-  uint64_t PerObject = MaxSize;
-  if (AllocCount && TotalSize / AllocCount > PerObject)
-    PerObject = TotalSize / AllocCount; // MaxSize is 32 bits in MemProf
-  uint64_t AtOnce =
-      std::min<uint64_t>(std::max<uint64_t>(AllocCount, 1), Overlaps + 1);
-  return std::min(TotalSize ? TotalSize : PerObject, PerObject * AtOnce);
+  uint64_t PerObject = objectBytes();
+  return std::min(TotalSize ? TotalSize : PerObject,
+                  PerObject * objectsAtOnce());
 }
 
 std::string ProfileFrame::text() const {
@@ -69,177 +70,52 @@ void ProfileContext::add(const ProfileContext &C) {
   Start = std::min(Start, C.Start);
   End = std::max(End, C.End);
   Profiles += C.Profiles;
+  Align = std::max(Align, C.Align);
+  if (CutAfter.empty())
+    CutAfter = C.CutAfter;
 }
 
 namespace {
-
-/// How notes and tables name a function: qualified, without its parameter
-/// list (`std::vector<double>::vector`, `Field<double>::Field`), which is
-/// what a reviewer recognises.
-std::string functionName(StringRef Linkage, StringRef Short) {
-  std::string Mangled = Linkage.str(); // the demangler keeps pointers in it
-  ItaniumPartialDemangler PD;
-  if (PD.partialDemangle(Mangled.c_str()) || !PD.isFunction())
-    return Short.str();
-  size_t Size = 0;
-  char *Name = PD.getFunctionName(nullptr, &Size);
-  std::string Out = Name ? Name : Short.str();
-  std::free(Name);
-  return Out;
-}
-
-/// Where each function of the binary is declared, by linkage name and by
-/// the MD5 MemProf keys functions with.
-class FunctionIndex {
-public:
-  struct Decl {
-    std::string File; ///< absolute
-    unsigned Line = 0;
-    std::string Name; ///< demangled
-    bool Ambiguous = false;
-  };
-
-  /// False (and nothing indexed) if the binary has no DWARF to read.
-  bool build(object::ObjectFile &Obj) {
-    std::unique_ptr<DWARFContext> Ctx = DWARFContext::create(Obj);
-    for (const std::unique_ptr<DWARFUnit> &CU : Ctx->compile_units()) {
-      HasLines |= CU->getLineTableOffset() != 0 || CU->getNumDIEs() > 1;
-      StringRef CompDir = CU->getCompilationDir();
-      for (const DWARFDebugInfoEntry &E : CU->dies()) {
-        DWARFDie Die(CU.get(), &E);
-        if (Die.getTag() == dwarf::DW_TAG_call_site ||
-            Die.getTag() == dwarf::DW_TAG_GNU_call_site) {
-          addCallSite(*Ctx, Die);
-          continue;
-        }
-        // Declarations (of a function called from this unit) carry the
-        // prototype's line, not the definition's the offsets count from.
-        if (Die.getTag() != dwarf::DW_TAG_subprogram ||
-            Die.find(dwarf::DW_AT_declaration))
-          continue;
-        const char *Link = Die.getLinkageName();
-        const char *Short = Die.getShortName();
-        const char *Key = Link && *Link ? Link : Short;
-        unsigned Line = Die.getDeclLine();
-        if (!Key || !*Key || !Line)
-          continue;
-        std::string File = Die.getDeclFile(
-            DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath);
-        if (File.empty())
-          continue;
-        add(Key, File, CompDir, Line, Short ? Short : Key);
-      }
-    }
-    return HasLines && !ByName.empty();
-  }
-
-  const Decl *byName(StringRef Name) const {
-    auto It = ByName.find(Name.str());
-    return It == ByName.end() ? nullptr : &It->second;
-  }
-  const Decl *byGUID(uint64_t G) const {
-    auto It = ByGUID.find(G);
-    return It == ByGUID.end() ? nullptr : It->second;
-  }
-  const std::map<uint64_t, const Decl *> &guids() const { return ByGUID; }
-
-  /// The function called at \p File:Line:Col if the debug info's call
-  /// sites there call one that is no allocator, and none that is.
-  const std::string *calleeAt(StringRef File, unsigned Line,
-                              unsigned Col) const {
-    auto It = Calls.find(File.str() + ":" + utostr(Line) + ":" + utostr(Col));
-    if (It == Calls.end() || It->second.Allocator)
-      return nullptr;
-    return &It->second.Other;
-  }
-
-private:
-  /// Optimised builds describe each call (DW_TAG_call_site): its callee
-  /// and return address, whose line entry is the call's position, the
-  /// innermost frame MemProf gives for an allocation made there.
-  void addCallSite(DWARFContext &Ctx, const DWARFDie &Site) {
-    DWARFDie Callee =
-        Site.getAttributeValueAsReferencedDie(dwarf::DW_AT_call_origin);
-    std::optional<uint64_t> Ret =
-        dwarf::toAddress(Site.find(dwarf::DW_AT_call_return_pc));
-    if (!Ret)
-      Ret = dwarf::toAddress(Site.find(dwarf::DW_AT_low_pc)); // GNU form
-    const char *Name = Callee ? Callee.getShortName() : nullptr;
-    if (!Ret || !Name || !*Name || Site.find(dwarf::DW_AT_call_tail_call))
-      return;
-    DILineInfoSpecifier Spec(
-        DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
-        DILineInfoSpecifier::FunctionNameKind::None);
-    DILineInfo L = Ctx.getLineInfoForAddress(
-        {*Ret - 1, object::SectionedAddress::UndefSection}, Spec);
-    if (!L.Line || L.FileName == DILineInfo::BadString)
-      return;
-    CallsAt &C = Calls[normalizePath(L.FileName, "/") + ":" + utostr(L.Line) +
-                       ":" + utostr(L.Column)];
-    StringRef N(Name);
-    if (findAllocFn(N) || N.starts_with("operator new") ||
-        N.starts_with("_Zn")) {
-      C.Allocator = true;
-    } else if (C.Other.empty()) {
-      C.Other = N.str();
-    }
-  }
-  struct CallsAt {
-    bool Allocator = false;
-    std::string Other;
-  };
-  std::map<std::string, CallsAt> Calls;
-
-  void add(StringRef Key, const std::string &File, StringRef CompDir,
-           unsigned Line, StringRef Short) {
-    auto [It, New] = ByName.try_emplace(Key.str());
-    Decl &D = It->second;
-    if (New) {
-      D.File = normalizePath(File, CompDir);
-      D.Line = Line;
-      D.Name = functionName(Key, Short);
-      ByGUID[memprof::IndexedMemProfRecord::getGUID(Key)] = &D;
-      return;
-    }
-    // The same function seen from several units (an inline function of a
-    // header) is the same declaration; two functions of one name are not.
-    if (D.File != normalizePath(File, CompDir) || D.Line != Line)
-      D.Ambiguous = true;
-  }
-
-  std::map<std::string, Decl> ByName;
-  std::map<uint64_t, const Decl *> ByGUID;
-  bool HasLines = false;
-};
 
 /// The per-profile view, before profiles are summed.
 struct Collected {
   std::map<std::string, ProfileContext> ByKey;  ///< frames joined
   std::map<std::string, ProfileContext> Record; ///< the record being read
   unsigned Unresolved = 0; ///< contexts with a frame the index lacks
-  /// The most physical frames (not inlined into the next) of a stack.
-  unsigned Deepest = 0;
-  bool OutsideMain = false; ///< a stack whose outermost frame is not main
+  /// Contexts, and those whose allocating function (the innermost physical
+  /// one) keeps no frame pointer, of which outside `main`.
+  unsigned Contexts = 0, InnermostNoFP = 0, NoFPOutsideMain = 0;
+  std::set<std::string> NoFP; ///< functions that cut stacks
 };
 
-/// Add one allocation site of a profile.
-void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
-             Collected &C) {
-  ProfileContext Ctx;
-  bool Missing = false;
-  for (const memprof::Frame &F : AI.CallStack) {
-    const FunctionIndex::Decl *Decl = F.hasSymbolName()
-                                          ? Index.byName(F.getSymbolName())
-                                          : Index.byGUID(F.Function);
-    if (!Decl && F.hasSymbolName())
-      Decl = Index.byGUID(F.Function);
-    if (!Decl || Decl->Ambiguous) {
+/// Where the reader's frame \p F is in the program, or null where no entry
+/// can name it (a function the index lacks or has twice).
+const FunctionIndex::Decl *declOf(const memprof::Frame &F,
+                                  const FunctionIndex &Index) {
+  const FunctionIndex::Decl *Decl = F.hasSymbolName()
+                                        ? Index.byName(F.getSymbolName())
+                                        : Index.byGUID(F.Function);
+  if (!Decl && F.hasSymbolName())
+    Decl = Index.byGUID(F.Function);
+  return Decl && !Decl->Ambiguous ? Decl : nullptr;
+}
+
+/// \p AI's frames into \p Ctx, innermost first, cut after the first
+/// function that keeps no frame pointer (the unwinder skipped its caller or
+/// lost the rest). Frames no entry can name are left out (only frames some
+/// entry names are ever noted, so the chain stays valid).
+void addFrames(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
+               ProfileContext &Ctx, Collected &C) {
+  bool Missing = false, Physical = false;
+  for (size_t I = 0; I < AI.CallStack.size(); ++I) {
+    const memprof::Frame &F = AI.CallStack[I];
+    const FunctionIndex::Decl *Decl = declOf(F, Index);
+    if (!Decl) {
       Missing = true;
       if (Ctx.Frames.empty())
         Ctx.Unnameable = "allocated by code the binary's debug info does not "
                          "name (a shared library)";
-      continue; // a frame no plan can name: skipped (the chain stays valid:
-                // only frames some entry names are ever noted)
+      continue;
     }
     ProfileFrame PF;
     PF.File = Decl->File;
@@ -247,17 +123,43 @@ void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
     PF.Column = F.Column;
     PF.Function = Decl->Name;
     Ctx.Frames.push_back(std::move(PF));
+    if (F.IsInlineFrame || Decl->FramePointer != 0) {
+      Physical |= !F.IsInlineFrame;
+      continue;
+    }
+    if (!Physical) {
+      ++C.InnermostNoFP;
+      C.NoFPOutsideMain += Decl->Name != "main";
+    }
+    Physical = true;
+    if (I + 1 < AI.CallStack.size()) {
+      Ctx.CutAfter =
+          Decl->Name + " (" + sys::path::filename(Decl->File).str() + ")";
+      C.NoFP.insert(Ctx.CutAfter);
+      break;
+    }
   }
   if (Missing)
     ++C.Unresolved;
+}
+
+/// Add one allocation site of a profile.
+void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
+             const RawStacks *Raw, Collected &C) {
+  ProfileContext Ctx;
+  addFrames(AI, Index, Ctx, C);
   if (Ctx.Frames.empty())
     return;
-  // Without frame pointers the unwinder stops after the caller of malloc:
-  // one physical frame, with the frames inlined into it.
-  unsigned Physical = count_if(
-      AI.CallStack, [](const memprof::Frame &F) { return !F.IsInlineFrame; });
-  C.Deepest = std::max(C.Deepest, Physical);
-  C.OutsideMain |= Ctx.Frames.back().Function != "main";
+  ++C.Contexts;
+  const memprof::Frame &In0 = AI.CallStack.front();
+  if (const RawSiteFacts *R =
+          Raw ? Raw->at(In0.Function, In0.LineOffset, In0.Column) : nullptr) {
+    Ctx.Align = assumedAlignment(R->Allocator);
+    if (R->Foreign && Ctx.Unnameable.empty())
+      Ctx.Unnameable = "allocated inside a shared library that the call here "
+                       "enters (libomp's own memory at an OpenMP pragma, for "
+                       "one), which no front end places";
+  }
   if (Ctx.Unnameable.empty()) {
     const ProfileFrame &In = Ctx.Frames.front();
     if (const std::string *Callee = Index.calleeAt(In.File, In.Line, In.Column))
@@ -300,7 +202,7 @@ std::string message(Error E) { return toString(std::move(E)); }
 /// Read the profile \p Path of \p Binary into \p C; the error, or "".
 std::string readProfile(const std::string &Path, StringRef Binary,
                         StringRef BinaryId, const FunctionIndex &Index,
-                        Collected &C) {
+                        RawStacks &Stacks, Collected &C) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
       MemoryBuffer::getFile(Path, /*IsText=*/false,
                             /*RequiresNullTerminator=*/false);
@@ -323,7 +225,9 @@ std::string readProfile(const std::string &Path, StringRef Binary,
              "the profile was taken?)";
     if (!Facts.Allocations)
       return "the profile holds no allocation: the program allocated "
-             "nothing on the heap while it was profiled";
+             "nothing on the heap while it was profiled, or only blocks that "
+             "MemProf left out";
+    Stacks.add(Facts, BinaryId);
   } else if (!IndexedInstrProfReader::hasFormat(**Buf)) {
     return "not a MemProf profile: neither raw (as the program writes it) "
            "nor indexed (as llvm-profdata merge writes it)";
@@ -343,7 +247,7 @@ std::string readProfile(const std::string &Path, StringRef Binary,
       }
       for (const auto &[GUID, Record] : **Reader) {
         for (const memprof::AllocationInfo &AI : Record.AllocSites)
-          collect(AI, Index, C);
+          collect(AI, Index, &Stacks, C);
         endRecord(C);
       }
       return;
@@ -368,7 +272,7 @@ std::string readProfile(const std::string &Path, StringRef Binary,
         continue;
       }
       for (const memprof::AllocationInfo &AI : R->AllocSites)
-        collect(AI, Index, C);
+        collect(AI, Index, nullptr, C);
       endRecord(C);
     }
   });
@@ -378,10 +282,69 @@ std::string readProfile(const std::string &Path, StringRef Binary,
   return Why;
 }
 
+/// Whether \p Obj was linked with HmPlace's profile support
+/// (runtime/profile/profile.c), which defines this symbol.
+bool hasProfileSupport(const object::ObjectFile &Obj) {
+  for (const object::SymbolRef &S : Obj.symbols()) {
+    Expected<StringRef> N = S.getName();
+    if (!N) {
+      consumeError(N.takeError());
+      continue;
+    }
+    if (*N == "hmplace_profile_support")
+      return true;
+  }
+  return false;
+}
+
+const char *const NoSupportWhy =
+    "LLVM 19's MemProf leaves out blocks over 128 KiB that are still "
+    "allocated at exit (arrays a program never frees); link the program "
+    "through hmcc --profile (or hmc++, hmfort) and profile again";
+
+/// A profile's contexts added to \p All, after the checks that refuse it.
+bool addProfile(StringRef Path, StringRef Binary, Collected &C,
+                ProfileBlindSpots &Blind,
+                std::map<std::string, ProfileContext> &All, DiagEngine &D) {
+  if (C.ByKey.empty()) {
+    D.report(Path, Severity::Error,
+             "the profile holds no allocation of " + Binary.str() +
+                 " that its debug info names (an empty or truncated "
+                 "profile?)" +
+                 (Blind.NoSupport ? std::string("; ") + NoSupportWhy : ""));
+    return false;
+  }
+  if (C.InnermostNoFP == C.Contexts && C.NoFPOutsideMain) {
+    D.report(Path, Severity::Error,
+             "the functions that allocate were built without frame pointers "
+             "(their debug info says so), so the profile's call stacks stop "
+             "or skip frames there; rebuild with -fno-omit-frame-pointer "
+             "(hmcc --profile adds it) and profile again");
+    return false;
+  }
+  if (C.Unresolved)
+    D.report(Path, Severity::Note,
+             Twine(C.Unresolved) + " call stack" +
+                 (C.Unresolved == 1 ? " has" : "s have") +
+                 " a frame the binary's debug info does not name, or names "
+                 "twice (two static functions of one name): those frames "
+                 "are left out of the entries");
+  for (const std::string &F : C.NoFP)
+    if (!is_contained(Blind.NoFramePointer, F))
+      Blind.NoFramePointer.push_back(F);
+  for (auto &[Key, Ctx] : C.ByKey) {
+    auto [It, New] = All.try_emplace(Key, Ctx);
+    if (!New)
+      It->second.add(Ctx);
+  }
+  return true;
+}
+
 } // namespace
 
 bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
-                     std::vector<ProfileContext> &Out, DiagEngine &D) {
+                     std::vector<ProfileContext> &Out, ProfileBlindSpots &Blind,
+                     DiagEngine &D) {
   if (!sys::fs::exists(Binary)) {
     D.report(Binary, Severity::Error, "cannot read the binary: no such file");
     return false;
@@ -393,13 +356,16 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
              "cannot read the binary: " + message(Obj.takeError()));
     return false;
   }
+  std::unique_ptr<DWARFContext> Dwarf = DWARFContext::create(*Obj->getBinary());
   FunctionIndex Index;
-  if (!Index.build(*Obj->getBinary())) {
+  if (!Index.build(*Dwarf)) {
     D.report(Binary, Severity::Error,
              "the binary has no debug info: build it with -g (and "
              "-fmemory-profile -fno-omit-frame-pointer) and profile again");
     return false;
   }
+  Blind.NoSupport = !hasProfileSupport(*Obj->getBinary());
+  RawStacks Stacks(*Obj->getBinary(), *Dwarf);
   // Raw profiles name the binaries of the process by build id: the check
   // LLVM 19's reader does not make.
   std::string BinaryId =
@@ -413,46 +379,38 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
       continue;
     }
     Collected C;
-    std::string Why = readProfile(Path, Binary, BinaryId, Index, C);
+    std::string Why = readProfile(Path, Binary, BinaryId, Index, Stacks, C);
     if (!Why.empty()) {
+      if (Blind.NoSupport &&
+          (StringRef(Why).contains("no entries in callstack") ||
+           StringRef(Why).contains("holds no allocation")))
+        Why += std::string("; ") + NoSupportWhy;
       D.report(Path, Severity::Error, Why);
       OK = false;
       continue;
     }
-    if (C.ByKey.empty()) {
-      D.report(Path, Severity::Error,
-               "the profile holds no allocation of " + Binary.str() +
-                   " that its debug info names (an empty or truncated "
-                   "profile?)");
-      OK = false;
-      continue;
-    }
-    if (C.Deepest <= 1 && C.OutsideMain) {
-      D.report(Path, Severity::Error,
-               "every call stack in the profile stops at the function that "
-               "called the allocator, though some are not in main: the "
-               "program was built without frame pointers; rebuild it with "
-               "-fno-omit-frame-pointer and profile again");
-      OK = false;
-      continue;
-    }
-    if (C.Unresolved)
-      D.report(Path, Severity::Note,
-               Twine(C.Unresolved) + " call stack" +
-                   (C.Unresolved == 1 ? " has" : "s have") +
-                   " a frame the binary's debug info does not name, or names "
-                   "twice (two static functions of one name): those frames "
-                   "are left out of the entries");
-    for (auto &[Key, Ctx] : C.ByKey) {
-      auto [It, New] = All.try_emplace(Key, Ctx);
-      if (!New)
-        It->second.add(Ctx);
-    }
+    OK &= addProfile(Path, Binary, C, Blind, All, D);
   }
   if (!OK)
     return false;
-  for (auto &[Key, Ctx] : All)
+  for (auto &[Key, Ctx] : All) {
+    if (StringRef(Ctx.Unnameable).starts_with("allocated inside a shared")) {
+      ++Blind.Foreign;
+      Blind.ForeignAccesses += Ctx.Accesses;
+    }
     Out.push_back(std::move(Ctx));
+  }
+  if (Blind.NoSupport)
+    D.report(Binary, Severity::Warning,
+             "not linked with HmPlace's profile support: " +
+                 std::string(NoSupportWhy));
+  if (!Blind.NoFramePointer.empty())
+    D.report(Binary, Severity::Warning,
+             "some call stacks stop at functions built without frame "
+             "pointers (" +
+                 join(Blind.NoFramePointer, ", ") +
+                 "): their entries name no caller beyond them; rebuild "
+                 "those files with -fno-omit-frame-pointer");
   return true;
 }
 

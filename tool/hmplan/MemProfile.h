@@ -49,6 +49,19 @@ struct ProfileContext {
   /// calls a function that is no allocator (a wrapper whose allocation was
   /// a tail call, which leaves no frame).
   std::string Unnameable;
+  /// The alignment its allocation call is taken to ask for (RawStacks.h's
+  /// assumedAlignment), 0 for the allocator's own: it decides the runtime's
+  /// rounding.
+  uint64_t Align = 0;
+  /// The function (without a frame pointer) after which its frames were
+  /// cut, or "": a frame-pointer unwinder skips or loses its callers.
+  std::string CutAfter;
+  /// The largest object, in bytes (MaxSize is 32 bits in MemProf: the mean
+  /// when that is larger).
+  uint64_t objectBytes() const;
+  /// How many objects it may hold at once (MemProf counts the objects
+  /// allocated while the previous one lived).
+  uint64_t objectsAtOnce() const;
   /// Bytes it may hold at once: one object, or as many as overlapped.
   uint64_t peakBytes() const;
   /// Its frames as one string, the key that tells contexts apart.
@@ -58,13 +71,28 @@ struct ProfileContext {
   void add(const ProfileContext &C);
 };
 
+/// What the profiles could not show: said by default where it matters, and
+/// by `--explain`.
+struct ProfileBlindSpots {
+  /// The binary was not linked with HmPlace's profile support (hmcc
+  /// --profile): LLVM 19's MemProf leaves out blocks over 128 KiB that are
+  /// still allocated at exit.
+  bool NoSupport = false;
+  /// Functions built without frame pointers that cut some stacks
+  /// ("name (file)").
+  std::vector<std::string> NoFramePointer;
+  /// Contexts allocated inside shared libraries (no front end places them).
+  unsigned Foreign = 0;
+  uint64_t ForeignAccesses = 0;
+};
+
 /// Read \p Profiles (raw or indexed MemProf profiles) of \p Binary. Reports
 /// every problem with the file it is about (a profile of another binary, no
-/// debug info, an empty or corrupt profile, stacks one frame deep) and
-/// returns false then.
+/// debug info, an empty or corrupt profile, a program built without frame
+/// pointers) and returns false then.
 bool readMemProfiles(const std::vector<std::string> &Profiles,
                      llvm::StringRef Binary, std::vector<ProfileContext> &Out,
-                     DiagEngine &D);
+                     ProfileBlindSpots &Blind, DiagEngine &D);
 
 } // namespace hmplace
 

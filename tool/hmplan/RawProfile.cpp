@@ -109,11 +109,10 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
               at(S.pos() - SegmentSize);
         return false;
       }
-      if (!E.BuildIdSize)
-        continue;
       std::string Id = toHex(ArrayRef<uint8_t>(E.BuildId, E.BuildIdSize),
                              /*LowerCase=*/true);
-      if (!is_contained(Facts.BuildIds, Id))
+      Facts.Segments.push_back({E.Start, E.End, Id});
+      if (!Id.empty() && !is_contained(Facts.BuildIds, Id))
         Facts.BuildIds.push_back(std::move(Id));
     }
     // Allocation records: an id and a MemInfoBlock (version 4: then its
@@ -153,12 +152,14 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
     }
     for (uint64_t I = 0; I < Stacks; ++I) {
       uint64_t Id, Depth;
-      if (!K.word(Id) || !K.word(Depth) || Depth > (End - K.pos()) / 8 ||
-          !K.skip(Depth * 8)) {
+      if (!K.word(Id) || !K.word(Depth) || Depth > (End - K.pos()) / 8) {
         Err = "truncated: call stack " + utostr(I + 1) + " of " +
               utostr(Stacks) + " " + at(K.pos()) + " is cut off";
         return false;
       }
+      std::vector<uint64_t> &PCs = Facts.StackPCs.emplace_back(Depth);
+      for (uint64_t &PC : PCs)
+        K.word(PC);
     }
     Facts.Stacks += Stacks;
     ++Facts.Profiles;

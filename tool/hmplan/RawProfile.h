@@ -33,11 +33,23 @@
 
 namespace hmplace {
 
+/// An executable segment of the profiled process: where it was mapped and
+/// which object (by build id) it holds.
+struct RawSegment {
+  uint64_t Start = 0, End = 0;
+  std::string BuildId; ///< hex; empty if the runtime recorded none
+};
+
 struct RawProfileFacts {
   unsigned Profiles = 0;    ///< profiles in the file (one per dump)
   uint64_t Allocations = 0; ///< allocation records (contexts per dump)
   uint64_t Stacks = 0;
   std::vector<std::string> BuildIds; ///< hex, every segment's, deduplicated
+  std::vector<RawSegment> Segments;  ///< every profile's
+  /// Every call stack's addresses, innermost (inside the allocator) first,
+  /// as the runtime unwound them: what LLVM's reader keeps of them is only
+  /// what the binary's debug info names.
+  std::vector<std::vector<uint64_t>> StackPCs;
 };
 
 /// Whether \p Data starts like a raw MemProf profile (its magic number).

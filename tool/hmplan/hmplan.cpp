@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Advisor.h"
 #include "FastMem.h"
+#include "Machine.h"
 #include "MemProfile.h"
 #include "Reports.h"
 #include "plan/BuildRecord.h"
@@ -432,9 +433,11 @@ static int adviseCmd(DiagEngine &D) {
     O.LLC = detectLLC(O.LLCSource);
   }
   std::vector<ProfileContext> Contexts;
-  if (!readMemProfiles(AdviseProfiles, AdviseBinary, Contexts, D))
+  ProfileBlindSpots Blind;
+  if (!readMemProfiles(AdviseProfiles, AdviseBinary, Contexts, Blind, D))
     return 1;
   Advice A;
+  A.Blind = Blind;
   if (!advise(Contexts, O, A, D) || D.errors())
     return 1;
   if (AdviseExplain)

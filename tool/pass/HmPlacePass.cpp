@@ -35,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 #include "ContextIR.h"
 #include "FortranIR.h"
+#include "ProfileIR.h"
 #include "plan/AllocFns.h"
 #include "plan/BuildRecord.h"
 #include "plan/Decision.h"
@@ -691,16 +692,34 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "HmPlace", "0.1", [](PassBuilder &PB) {
-            PB.registerPipelineStartEPCallback(
-                [](ModulePassManager &MPM, OptimizationLevel) {
-                  MPM.addPass(HmPlacePass());
-                });
+            // HMPLACE_PROFILE=1: a build to profile, nothing placed
+            // (ProfileIR.h); otherwise the plan is applied.
+            if (profileModeRequested()) {
+              PB.registerPipelineStartEPCallback(
+                  [](ModulePassManager &MPM, OptimizationLevel) {
+                    MPM.addPass(ProfilePrepPass());
+                  });
+              PB.registerOptimizerLastEPCallback(
+                  [](ModulePassManager &MPM, OptimizationLevel) {
+                    MPM.addPass(ProfileInstrumentPass());
+                  });
+            } else {
+              PB.registerPipelineStartEPCallback(
+                  [](ModulePassManager &MPM, OptimizationLevel) {
+                    MPM.addPass(HmPlacePass());
+                  });
+            }
             PB.registerPipelineParsingCallback(
                 [](StringRef Name, ModulePassManager &MPM,
                    ArrayRef<PassBuilder::PipelineElement>) {
-                  if (Name != "hm-place")
+                  if (Name == "hm-place")
+                    MPM.addPass(HmPlacePass());
+                  else if (Name == "hm-profile-prep")
+                    MPM.addPass(ProfilePrepPass());
+                  else if (Name == "hm-profile-instrument")
+                    MPM.addPass(ProfileInstrumentPass());
+                  else
                     return false;
-                  MPM.addPass(HmPlacePass());
                   return true;
                 });
           }};

@@ -251,7 +251,10 @@ std::vector<Placement> SiteMatcher::resolve() {
     for (const Candidate &Cd : All.back()) {
       Usage &U = Used[Cd.E];
       ++U.Hits;
-      if (Cd.E->isFileSet()) // names many files and calls by design
+      // A file set names many files and calls by design; a container
+      // entry's first frame is the standard allocator, which has no
+      // columns to tell apart (its callers are checked at run time).
+      if (Cd.E->isFileSet() || C.StdAllocator)
         continue;
       if (!is_contained(U.Files, Call.File))
         U.Files.push_back(Call.File);

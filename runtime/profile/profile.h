@@ -1,0 +1,22 @@
+/*===- profile.h - HmPlace's MemProf profile support, shared parts --------===*
+ *
+ * The requests that the profile support library (profile.c) makes through
+ * memalign so that LLVM 19's MemProf records them when they are still live
+ * at exit: 64 KiB and more (the runtime's primary allocator ends at 128 KiB;
+ * below that the block is found without help, above it only with a
+ * memalign's magic word).
+ *===----------------------------------------------------------------------===*/
+#ifndef HMPLACE_PROFILE_H
+#define HMPLACE_PROFILE_H
+
+#include <stddef.h>
+
+enum { HM_PROFILE_BIG = 64 << 10, HM_PROFILE_ALIGN = 64 };
+
+/* HmPlace.so (profile mode) brackets each call into flang's runtime that
+ * allocates an array with these: \p frame is the calling function's frame
+ * pointer. */
+void hmplace_profile_enter(void *frame);
+void hmplace_profile_exit(void);
+
+#endif

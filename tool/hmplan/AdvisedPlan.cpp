@@ -1,0 +1,286 @@
+//===- AdvisedPlan.cpp - the advisor's decisions as a plan ----------------===//
+//
+// The shortest distinguishing entries come from a trie per allocation call
+// over the contexts' caller frames: a context's entry ends at the first node
+// under which every context goes to the same tier. The plan written is read
+// back and every unit matched with the matcher both front ends use (the
+// runtime's choice for call-stack entries included).
+//
+//===----------------------------------------------------------------------===//
+#include "AdvisorParts.h"
+#include "plan/Context.h"
+#include "plan/Kinds.h"
+#include "plan/Plan.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace hmplace {
+
+namespace {
+
+struct TrieNode {
+  std::map<std::string, unsigned> Kids;
+  std::set<std::string> Tiers;
+};
+using Tries = std::map<std::string, std::vector<TrieNode>>;
+
+/// The trie a unit belongs to: its allocation call's (all containers share
+/// the standard allocator's).
+std::string groupOf(const ProfileContext &C) {
+  return isContainer(C) ? std::string(ContainerSite) : C.Frames.front().text();
+}
+
+/// Where a unit's path starts below its trie's root: a non-container's
+/// first user frame is its allocation call, the group's key.
+size_t firstCaller(const Item &I) { return isContainer(I.U->Sum) ? 0 : 1; }
+
+Tries buildTries(const std::vector<const Item *> &Named, Decisions &Dec) {
+  Tries T;
+  for (const Item *I : Named) {
+    std::vector<TrieNode> &Nodes = T[groupOf(I->U->Sum)];
+    if (Nodes.empty())
+      Nodes.emplace_back();
+    unsigned N = 0;
+    Nodes[N].Tiers.insert(Dec[I].Tier);
+    const std::vector<const ProfileFrame *> &U = I->Frames;
+    for (size_t K = firstCaller(*I); K < U.size(); ++K) {
+      auto [It, New] = Nodes[N].Kids.try_emplace(U[K]->text(), Nodes.size());
+      if (New)
+        Nodes.emplace_back();
+      N = It->second;
+      Nodes[N].Tiers.insert(Dec[I].Tier);
+    }
+  }
+  return T;
+}
+
+/// Each unit's entry frames: down its trie until the subtree goes to one
+/// tier (a container needs its user frame at least).
+std::map<const Item *, std::vector<std::string>>
+entryFramesOf(const std::vector<const Item *> &Named, const Tries &T,
+              const PlanPathNamer &Names) {
+  std::map<const Item *, std::vector<std::string>> FramesOf;
+  for (const Item *I : Named) {
+    const std::vector<TrieNode> &Nodes = T.at(groupOf(I->U->Sum));
+    bool Container = isContainer(I->U->Sum);
+    const std::vector<const ProfileFrame *> &U = I->Frames;
+    std::vector<std::string> &Frames = FramesOf[I];
+    Frames.push_back(Container ? ContainerSite.str() : planFrame(*U[0], Names));
+    unsigned N = 0;
+    size_t K = firstCaller(*I);
+    bool Distinct = Nodes[0].Tiers.size() == 1 && !Container;
+    while (!Distinct && K < U.size()) {
+      N = Nodes[N].Kids.at(U[K]->text());
+      Frames.push_back(planFrame(*U[K], Names));
+      ++K;
+      Distinct = Nodes[N].Tiers.size() == 1;
+    }
+  }
+  return FramesOf;
+}
+
+/// A plan entry being gathered: units that share its frames and tier.
+struct Entry {
+  std::vector<std::string> Frames;
+  std::string Tier;
+  uint64_t Bytes = 0, Objects = 0, Accesses = 0;
+  unsigned Stacks = 0;
+  std::vector<const ProfileContext *> Contexts;
+};
+using Entries =
+    std::map<std::pair<std::vector<std::string>, std::string>, Entry>;
+
+Entries collectEntries(
+    const std::vector<const Item *> &Named, Decisions &Dec,
+    const std::map<const Item *, std::vector<std::string>> &FramesOf) {
+  Entries Out;
+  auto Add = [&](const Item *I) {
+    const std::vector<std::string> &Frames = FramesOf.at(I);
+    ContextDecision &CD = Dec[I];
+    CD.FramesUsed = Frames.size();
+    Entry &E = Out[{Frames, CD.Tier}];
+    E.Frames = Frames;
+    E.Tier = CD.Tier;
+    E.Bytes += I->U->Peak;
+    E.Objects += I->U->Sum.AllocCount;
+    E.Accesses += I->U->Sum.Accesses;
+    E.Stacks += I->U->Stacks;
+    E.Contexts.push_back(&I->U->Sum);
+  };
+  std::vector<const std::vector<std::string> *> PlacedPaths;
+  for (const Item *I : Named)
+    if (!Dec[I].Tier.empty()) {
+      Add(I);
+      PlacedPaths.push_back(&FramesOf.at(I));
+    }
+  // A unit kept in DDR needs no entry unless a shorter placed entry would
+  // claim it (a stack that ends early: a thread's start routine, frames
+  // outside the binary). It gets one for the reviewer where that costs
+  // nothing (a site entry: no edit, no noted caller), not where its callers
+  // would have to note themselves.
+  for (const Item *I : Named) {
+    const std::vector<std::string> &Frames = FramesOf.at(I);
+    if (!Dec[I].Tier.empty())
+      continue;
+    bool Claimed = any_of(PlacedPaths, [&](const std::vector<std::string> *P) {
+      return P->size() < Frames.size() &&
+             std::equal(P->begin(), P->end(), Frames.begin());
+    });
+    if (Frames.size() == 1 || Claimed)
+      Add(I);
+  }
+  return Out;
+}
+
+std::string perByte(uint64_t Accesses, uint64_t Bytes) {
+  std::string S;
+  raw_string_ostream(S) << format(
+      "%.2f", double(Accesses) / double(std::max<uint64_t>(Bytes, 1)));
+  return S;
+}
+
+/// An entry's note: what it allocates and its figures.
+std::string entryNote(const Entry &E, const Advice &Out) {
+  const ProfileContext &C0 = *E.Contexts.front();
+  std::string What = isContainer(C0)
+                         ? libraryName(libraryEntry(C0)->Function) + " in " +
+                               entryFrames(C0).front()->Function
+                         : "in " + C0.Frames.front().Function;
+  std::string Note = What + ": " + count(E.Objects, "object", "objects") +
+                     ", " + humanSize(E.Bytes) + " at once, " +
+                     count(E.Accesses, "access", "accesses") + " (" +
+                     perByte(E.Accesses, E.Bytes) + " per byte), " +
+                     share(E.Accesses, Out.TotalAccesses) + " of all accesses";
+  if (E.Stacks > 1)
+    Note += " (" + std::to_string(E.Stacks) + " contexts)";
+  return Note;
+}
+
+/// The plan: a note, the tiers given, the entries.
+bool makePlan(const Entries &Es, const AdviseOptions &Opts, size_t NumContexts,
+              const Advice &Out, Plan &P, DiagEngine &D) {
+  P.Note = "hmplan advise: " + count(Opts.Profiles, "profile", "profiles") +
+           " of " + Opts.Binary + ", " +
+           count(NumContexts, "context", "contexts") + "; LLC " +
+           humanSize(Opts.LLC) + " (" + Opts.LLCSource + ")";
+  for (const auto &[Name, Cap] : Opts.Capacity) {
+    if (Name == "ddr")
+      continue;
+    auto T = std::make_unique<Tier>();
+    T->Name = Name;
+    T->KindSpelling = Name == "hbw" ? "hbm" : Name == "cxl" ? "pmem" : Name;
+    const Tier *Unused = nullptr;
+    T->Kind = P.resolveKind(T->KindSpelling, &Unused);
+    T->Capacity = Cap;
+    P.Tiers[Name] = std::move(T);
+  }
+  for (const auto &[Key, E] : Es) {
+    PlanEntry PE;
+    for (const std::string &F : E.Frames) {
+      std::string Err;
+      std::optional<Frame> Fr = parseFrame(F, Err);
+      if (!Fr) {
+        D.report(Severity::Error, "internal: frame '" + F + "': " + Err);
+        return false;
+      }
+      PE.Frames.push_back(*Fr);
+    }
+    PE.IsStack = PE.Frames.size() > 1;
+    PE.To.Spelling = E.Tier.empty() ? "posix" : E.Tier;
+    PE.Size = formatSize(E.Bytes);
+    PE.Note = entryNote(E, Out);
+    P.Entries.push_back(std::move(PE));
+  }
+  return true;
+}
+
+std::string kindText(const KindInfo *K) {
+  return K->isHeap() ? std::string("the ordinary heap") : std::string(K->Name);
+}
+
+/// What the plan's entries give unit \p I, as the front ends and the
+/// runtime would decide (a call-stack entry: the noted frames on top of the
+/// stack).
+std::string placedAs(const Item &I, const Placement &Pl, SiteMatcher &M) {
+  const std::vector<const ProfileFrame *> &U = I.Frames;
+  if (Pl.State == Placement::Placed)
+    return kindText(Pl.Entry->To.Kind);
+  if (Pl.State == Placement::Conflict)
+    return "nothing (" + Pl.Reason + ")";
+  if (Pl.State != Placement::Contextual)
+    return "the ordinary heap";
+  std::vector<uint64_t> Noted;
+  for (size_t K = Pl.Container ? 0 : 1; K < U.size(); ++K) {
+    CallContext F;
+    F.Frames.push_back({U[K]->File, U[K]->Line, U[K]->Column});
+    if (M.isNoted(F))
+      Noted.push_back(contextFrameId(U[K]->File, U[K]->Line, U[K]->Column));
+  }
+  int Kind = Pl.kindOnStack(Noted);
+  return Kind < 0 ? "the ordinary heap" : kindText(&allKinds()[Kind]);
+}
+
+/// Read the plan back and warn about every unit its entries do not give
+/// the tier chosen.
+bool checkPlan(const std::vector<const Item *> &Named, Decisions &Dec,
+               const Advice &Out, DiagEngine &D) {
+  DiagEngine Quiet(nulls());
+  std::unique_ptr<Plan> Read = parsePlan(
+      MemoryBuffer::getMemBufferCopy(Out.PlanText, "advised plan"), Quiet);
+  if (!Read) {
+    D.report(Severity::Error, "internal: the advised plan does not read back");
+    return false;
+  }
+  SiteMatcher M(*Read);
+  for (const Item *I : Named) {
+    const ProfileFrame &F = *I->Frames.front();
+    CallContext Ctx;
+    Ctx.Frames.push_back({F.File, F.Line, F.Column});
+    Ctx.StdAllocator = isContainer(I->U->Sum);
+    M.addCall(std::move(Ctx));
+  }
+  std::vector<Placement> Res = M.resolve();
+  for (size_t N = 0; N < Named.size(); ++N) {
+    const Item &I = *Named[N];
+    std::string Want = Dec[&I].Tier.empty()
+                           ? "the ordinary heap"
+                           : kindText(Read->findTier(Dec[&I].Tier)->Kind);
+    std::string Got = placedAs(I, Res[N], M);
+    if (Got != Want)
+      D.report(Severity::Warning, "context " + describe(I.U->Sum) + " (" +
+                                      planFrame(*I.Frames.front(), Out.Names) +
+                                      "): the plan's entries give it " + Got +
+                                      ", not " + Want);
+  }
+  return true;
+}
+
+} // namespace
+
+bool writeAdvisedPlan(const std::vector<Item> &Items, Decisions &Dec,
+                      const AdviseOptions &Opts, size_t NumContexts,
+                      Advice &Out, DiagEngine &D) {
+  std::vector<const Item *> Named; // those an entry can name
+  for (const Item &I : Items)
+    if (I.Nameable)
+      Named.push_back(&I);
+  Tries T = buildTries(Named, Dec);
+  auto FramesOf = entryFramesOf(Named, T, Out.Names);
+  Entries Es = collectEntries(Named, Dec, FramesOf);
+  Plan P;
+  if (!makePlan(Es, Opts, NumContexts, Out, P, D))
+    return false;
+  raw_string_ostream OS(Out.PlanText);
+  writeYaml(P, OS);
+  OS.flush();
+  return checkPlan(Named, Dec, Out, D);
+}
+
+} // namespace hmplace

@@ -1,0 +1,153 @@
+//===- Explain.cpp - the advisor's `--explain` and `--curve` --------------===//
+//
+// Every figure a reason quotes is a column of the table: the gain share is
+// what the choice maximises and what "kept: 0.004% of the gain" refers to.
+//
+//===----------------------------------------------------------------------===//
+#include "AdvisorParts.h"
+#include "Knapsack.h"
+#include "plan/Context.h"
+#include "plan/Kinds.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <numeric>
+
+using namespace llvm;
+
+namespace hmplace {
+
+namespace {
+
+/// A context's stack for people: function (frame), innermost first; a run
+/// of library frames is shown by the outermost, the one the user called.
+std::string stackText(const ProfileContext &C, const PlanPathNamer &Names) {
+  std::string S;
+  for (size_t I = 0; I < C.Frames.size(); ++I) {
+    const ProfileFrame &F = C.Frames[I];
+    bool Library = isStdLibraryFile(F.File);
+    if (Library && I + 1 < C.Frames.size() &&
+        isStdLibraryFile(C.Frames[I + 1].File))
+      continue;
+    S += (S.empty() ? "" : " < ") +
+         (Library ? libraryName(F.Function) + " (C++ library)"
+                  : F.Function + " (" + planFrame(F, Names) + ")");
+  }
+  if (!C.CutAfter.empty())
+    S += " (cut: " + C.CutAfter + " keeps no frame pointer)";
+  return S;
+}
+
+/// What the profiles could not show, after the table.
+void printBlindSpots(const Advice &A, raw_ostream &OS) {
+  const ProfileBlindSpots &B = A.Blind;
+  if (!B.NoSupport && B.NoFramePointer.empty() && !B.Foreign)
+    return;
+  OS << "not seen:\n";
+  if (B.NoSupport)
+    OS << "  - blocks over 128 KiB still allocated at exit: the binary was "
+          "not linked with HmPlace's profile support (hmcc --profile), and "
+          "LLVM 19's MemProf leaves them out\n";
+  if (!B.NoFramePointer.empty())
+    OS << "  - the callers of " << join(B.NoFramePointer, ", ")
+       << ": built without frame pointers, so stacks stop there\n";
+  if (B.Foreign)
+    OS << "  - " << count(B.Foreign, "context", "contexts")
+       << " allocated inside shared libraries ("
+       << share(B.ForeignAccesses, A.TotalAccesses)
+       << " of all accesses): no front end places those\n";
+}
+
+} // namespace
+
+void printExplanation(const Advice &A, raw_ostream &OS) {
+  // Each unit: a row of figures under its allocation call, its stack
+  // (function and frame, innermost first), and why it goes where it goes.
+  std::vector<std::string> Where;
+  size_t Width = 7;
+  for (const ContextDecision &CD : A.Decisions) {
+    const ProfileContext &C = CD.U->Sum;
+    Where.push_back(isContainer(C)     ? std::string(ContainerSite)
+                    : C.Frames.empty() ? "(no frame)"
+                                       : planFrame(C.Frames.front(), A.Names));
+    Width = std::max(Width, Where.back().size());
+  }
+  OS << "peak: bytes live at once as the runtime holds them (size classes); "
+        "miss: the chance an access misses the LLC, from the bytes the "
+        "context keeps live; gain: accesses x miss, as a share of all "
+        "contexts' gain (what the choice maximises)\n";
+  OS << left_justify("#", 4) << " " << left_justify("context", Width)
+     << "   objects       peak       accesses  per byte  access   miss    "
+        "gain  decision\n";
+  for (size_t N = 0; N < A.Decisions.size(); ++N) {
+    const ContextDecision &CD = A.Decisions[N];
+    const ProfileContext &C = CD.U->Sum;
+    uint64_t Peak = CD.U->Usable;
+    OS << left_justify(utostr(N + 1), 4) << " " << left_justify(Where[N], Width)
+       << format(" %9llu %10s %14llu %9.2f %7s %6s %7s  %s\n",
+                 (unsigned long long)C.AllocCount, humanSize(Peak).c_str(),
+                 (unsigned long long)C.Accesses,
+                 double(C.Accesses) / double(std::max<uint64_t>(Peak, 1)),
+                 share(C.Accesses, A.TotalAccesses).c_str(),
+                 percent(CD.MissChance).c_str(),
+                 share(CD.Gain, A.TotalGain).c_str(),
+                 (CD.Tier.empty() ? std::string("DDR") : CD.Tier).c_str());
+    OS << "     " << stackText(C, A.Names);
+    if (CD.U->Stacks > 1)
+      OS << " (" << CD.U->Stacks
+         << " call stacks that differ only in the library's frames)";
+    OS << "\n     " << CD.Reason;
+    if (!CD.FramesUsed && CD.Tier.empty() && nameable(C))
+      OS << "; no entry: none claims it, so malloc places it";
+    OS << "\n";
+  }
+  printBlindSpots(A, OS);
+}
+
+void printCurve(const Advice &A, raw_ostream &OS) {
+  // Units by gain per byte (the gains the decisions weighed); each step's
+  // capacity is the peak of what is live at once so far.
+  std::vector<double> GainOf(A.Units.size());
+  for (const ContextDecision &CD : A.Decisions)
+    GainOf[CD.U - A.Units.data()] = CD.Gain;
+  std::vector<size_t> Steps(A.Units.size());
+  std::iota(Steps.begin(), Steps.end(), 0);
+  auto Density = [&](size_t U) {
+    return GainOf[U] / double(std::max<uint64_t>(A.Units[U].Usable, 1));
+  };
+  llvm::stable_sort(
+      Steps, [&](size_t X, size_t Y) { return Density(X) > Density(Y); });
+  Timeline Time(A.Units);
+  IntervalLoad Load(Time.size());
+  OS << "   HBM bytes  contexts  of all accesses    of the gain\n";
+  double Gain = 0;
+  uint64_t Acc = 0;
+  unsigned N = 0;
+  double NextMark = 0.1;
+  bool Knee = false;
+  for (size_t S : Steps) {
+    const PlanUnit &U = A.Units[S];
+    Load.add(Time.at(U.Sum.Start), Time.at(U.Sum.End), U.Usable);
+    Gain += GainOf[S];
+    Acc += U.Sum.Accesses;
+    ++N;
+    double G = A.TotalGain > 0 ? Gain / A.TotalGain : 1;
+    // A row per tenth of the gain (and every row of a short profile).
+    if (Steps.size() > 20 && G < NextMark && N != Steps.size())
+      continue;
+    while (NextMark <= G)
+      NextMark += 0.1;
+    OS << format("%12s %9u %16s %14s",
+                 humanSize(Load.max(0, Time.size() - 1)).c_str(), N,
+                 share(Acc, A.TotalAccesses).c_str(), percent(G).c_str());
+    if (!Knee && G >= 0.9) {
+      OS << "  <- 90% of the gain";
+      Knee = true;
+    }
+    OS << "\n";
+  }
+}
+
+} // namespace hmplace

@@ -1,0 +1,79 @@
+//===- FunctionIndex.h - the binary's functions, from DWARF ---*- C++ -*-===//
+///
+/// \file
+/// A MemProf frame names a function by the MD5 of its linkage name (and,
+/// from a raw profile read with names kept, by the name itself), a line
+/// offset from the line the function is declared on, and a column. The
+/// binary's DWARF has, per function, the file and line it is declared at:
+/// file and declaration line plus offset give the call's own position, as
+/// the symbolizer computed the offset from the same DW_AT_decl_line. A
+/// function declared in two files under one name (two static functions)
+/// cannot be told apart: frames through it are dropped, and the contexts
+/// that need them say so.
+///
+/// The index also knows, per function, whether it keeps a frame pointer
+/// (its DW_AT_frame_base names the frame-pointer register): MemProf unwinds
+/// by frame pointers, so a function without one hides or loses its callers.
+/// And, from optimised builds' call-site entries, which function a call at
+/// a position calls.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMPLAN_FUNCTIONINDEX_H
+#define HMPLACE_HMPLAN_FUNCTIONINDEX_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/DebugInfo/DWARF/DWARFContext.h"
+
+#include <map>
+#include <string>
+
+namespace hmplace {
+
+class FunctionIndex {
+public:
+  struct Decl {
+    std::string File; ///< absolute
+    unsigned Line = 0;
+    std::string Name; ///< demangled
+    bool Ambiguous = false;
+    /// 1: built with a frame pointer, 0: without, -1: the DWARF does not
+    /// say (no concrete instance of the function, or another target).
+    int FramePointer = -1;
+  };
+
+  /// False (and nothing indexed) if \p Ctx has no DWARF to read.
+  bool build(llvm::DWARFContext &Ctx);
+
+  const Decl *byName(llvm::StringRef Name) const;
+  const Decl *byGUID(uint64_t G) const;
+  const std::map<uint64_t, const Decl *> &guids() const { return ByGUID; }
+
+  /// The function called at \p File:Line:Col if the debug info's call
+  /// sites there call one that is no allocator, and none that is.
+  const std::string *calleeAt(llvm::StringRef File, unsigned Line,
+                              unsigned Col) const;
+
+private:
+  void addCallSite(llvm::DWARFContext &Ctx, const llvm::DWARFDie &Site);
+  void add(llvm::StringRef Key, const std::string &File,
+           llvm::StringRef CompDir, unsigned Line, llvm::StringRef Short,
+           int FramePointer);
+
+  struct CallsAt {
+    bool Allocator = false;
+    std::string Other;
+  };
+  std::map<std::string, CallsAt> Calls;
+  std::map<std::string, Decl> ByName;
+  std::map<uint64_t, const Decl *> ByGUID;
+  bool HasLines = false;
+};
+
+/// How notes and tables name a function: qualified, without its parameter
+/// list (`std::vector<double>::vector`, `Field<double>::Field`), which is
+/// what a reviewer recognises.
+std::string functionName(llvm::StringRef Linkage, llvm::StringRef Short);
+
+} // namespace hmplace
+
+#endif

@@ -1,0 +1,58 @@
+//===- Knapsack.h - which contexts fill a tier over time --------*- C++ -*-===//
+///
+/// \file
+/// The advisor's choice, apart from profiles and plans: items with a gain,
+/// a weight (bytes they hold) and a lifetime (an interval of cut points);
+/// choose items of the largest summed gain such that at every cut the
+/// weights of the chosen items alive there stay within the capacity. An
+/// interval knapsack (unsplittable flow on a path): NP-hard, so
+///
+///  1. the better of two greedy passes, by gain per byte and by gain, each
+///     adding an item when it fits at every moment of its lifetime;
+///  2. then exchanges: an item left out enters when taking out chosen items
+///     that share its lifetime, least gain per byte first, frees the room
+///     and loses less gain than it brings; what that frees is refilled;
+///     until a round changes nothing.
+///
+/// A segment tree over the cut points answers "the most bytes held during
+/// [lo, hi]" in O(log n). `scripts/bench advise` compares the result with
+/// the exact optimum of the same model.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMPLAN_KNAPSACK_H
+#define HMPLACE_HMPLAN_KNAPSACK_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace hmplace {
+
+struct KnapItem {
+  double Gain = 0;
+  uint64_t Weight = 0;
+  size_t Lo = 0, Hi = 0; ///< cut indices of its lifetime, inclusive
+};
+
+/// Range add, range max over cut points.
+class IntervalLoad {
+public:
+  explicit IntervalLoad(size_t N) : N(N), Max(4 * N + 4), Add(4 * N + 4) {}
+  uint64_t max(size_t L, size_t R) const { return query(1, 0, N - 1, L, R); }
+  void add(size_t L, size_t R, uint64_t V) { update(1, 0, N - 1, L, R, V); }
+
+private:
+  uint64_t query(size_t Node, size_t B, size_t E, size_t L, size_t R) const;
+  void update(size_t Node, size_t B, size_t E, size_t L, size_t R, uint64_t V);
+  size_t N;
+  std::vector<uint64_t> Max, Add;
+};
+
+/// The items chosen (indices into \p Items, ascending) under \p Capacity,
+/// with \p Cuts cut points.
+std::vector<size_t> chooseItems(const std::vector<KnapItem> &Items,
+                                uint64_t Capacity, size_t Cuts);
+
+} // namespace hmplace
+
+#endif

@@ -1,0 +1,99 @@
+//===- Machine.cpp - what the advisor reads of this machine ---------------===//
+//
+// sysfs files report a size of 4096 whatever they hold: they are read as
+// streams, to their end (a read of the reported size fails).
+//
+//===----------------------------------------------------------------------===//
+#include "Machine.h"
+#include "plan/Kinds.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdlib>
+#include <optional>
+#include <set>
+
+using namespace llvm;
+
+namespace hmplace {
+
+namespace {
+
+std::optional<std::string> readSys(const std::string &Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> B =
+      MemoryBuffer::getFileAsStream(Path);
+  if (!B)
+    return std::nullopt;
+  return (*B)->getBuffer().trim().str();
+}
+
+std::string cpuDir(const std::string &Root, unsigned CPU) {
+  return Root + "/devices/system/cpu/cpu" + utostr(CPU) + "/cache";
+}
+
+/// One cache of a CPU, as sysfs describes it.
+struct Cache {
+  unsigned Level = 0;
+  uint64_t Size = 0;
+  std::string Shared; ///< the CPUs that share it ("0-7")
+};
+
+/// The highest-level data or unified cache of \p CPU, if sysfs has one.
+std::optional<Cache> lastLevel(const std::string &Root, unsigned CPU) {
+  std::optional<Cache> Best;
+  for (unsigned I = 0; I < 16; ++I) {
+    std::string Dir = cpuDir(Root, CPU) + "/index" + utostr(I) + "/";
+    std::optional<std::string> Level = readSys(Dir + "level");
+    std::optional<std::string> Size = readSys(Dir + "size");
+    std::optional<std::string> Type = readSys(Dir + "type");
+    if (!Level || !Size)
+      continue;
+    if (Type && *Type == "Instruction")
+      continue;
+    std::string Err;
+    std::optional<uint64_t> Bytes = parseSize(*Size, Err);
+    unsigned L = 0;
+    if (!Bytes || !*Bytes || !to_integer(*Level, L))
+      continue;
+    if (!Best || L > Best->Level)
+      Best = Cache{L, *Bytes, readSys(Dir + "shared_cpu_list").value_or("")};
+  }
+  return Best;
+}
+
+/// How many distinct caches of \p Level the machine's CPUs have.
+unsigned instances(const std::string &Root, unsigned Level) {
+  std::set<std::string> Lists;
+  for (unsigned CPU = 0; CPU < 8192; ++CPU) {
+    if (!readSys(cpuDir(Root, CPU) + "/index0/level"))
+      break;
+    std::optional<Cache> C = lastLevel(Root, CPU);
+    if (C && C->Level == Level)
+      Lists.insert(C->Shared);
+  }
+  return std::max<size_t>(Lists.size(), 1);
+}
+
+} // namespace
+
+uint64_t detectLLC(std::string &Source) {
+  const char *Env = std::getenv("HMPLACE_SYSFS");
+  std::string Root = Env && *Env ? Env : "/sys";
+  std::optional<Cache> C = lastLevel(Root, 0);
+  if (!C) {
+    Source = "the default: this machine does not say; --llc sets it";
+    return 32ull << 20;
+  }
+  unsigned N = instances(Root, C->Level);
+  Source = "L" + utostr(C->Level) + " of cpu0, from sysfs";
+  if (!C->Shared.empty())
+    Source += ", shared by CPUs " + C->Shared;
+  if (N > 1)
+    Source += "; one of " + utostr(N) +
+              " such caches: a process spanning several has more, --llc "
+              "sets it";
+  return C->Size;
+}
+
+} // namespace hmplace

@@ -1,0 +1,150 @@
+//===- RawStacks.cpp - what LLVM's MemProf reader drops from a stack ------===//
+//
+// The mapping from a profiled address to the binary is the reader's
+// (RawMemProfReader::getModuleOffset): an address inside the binary's
+// executable segment, as the runtime recorded it, is moved by the segment's
+// preferred address minus its start; the debug info then names it or not
+// (the reader drops what it cannot name, and compiler-rt's own frames).
+//
+//===----------------------------------------------------------------------===//
+#include "RawStacks.h"
+
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/ProfileData/MemProf.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace hmplace {
+
+RawStacks::RawStacks(const object::ObjectFile &Binary, DWARFContext &Ctx)
+    : Ctx(Ctx) {
+  if (auto *Elf = dyn_cast<object::ELF64LEObjectFile>(&Binary)) {
+    auto Phdrs = Elf->getELFFile().program_headers();
+    if (Phdrs) {
+      for (const auto &P : *Phdrs)
+        if (P.p_type == ELF::PT_LOAD && (P.p_flags & ELF::PF_X)) {
+          TextAddress = P.p_vaddr;
+          break;
+        }
+    } else {
+      consumeError(Phdrs.takeError());
+    }
+  }
+  for (const object::SymbolRef &S : Binary.symbols()) {
+    Expected<object::SymbolRef::Type> T = S.getType();
+    Expected<uint64_t> A = S.getAddress();
+    Expected<StringRef> N = S.getName();
+    if (!T || !A || !N || *T != object::SymbolRef::ST_Function || !*A) {
+      consumeError(T.takeError());
+      consumeError(A.takeError());
+      consumeError(N.takeError());
+      continue;
+    }
+    uint64_t Size = object::ELFSymbolRef(S).getSize();
+    Symbols.push_back({*A, Size, N->str()});
+  }
+  llvm::sort(Symbols, [](const Symbol &X, const Symbol &Y) {
+    return X.Address < Y.Address;
+  });
+}
+
+const RawStacks::Symbol *RawStacks::symbolAt(uint64_t Address) const {
+  auto It = std::upper_bound(
+      Symbols.begin(), Symbols.end(), Address,
+      [](uint64_t A, const Symbol &S) { return A < S.Address; });
+  if (It == Symbols.begin())
+    return nullptr;
+  --It;
+  return Address < It->Address + std::max<uint64_t>(It->Size, 1) ? &*It
+                                                                 : nullptr;
+}
+
+bool RawStacks::keptFrame(uint64_t Address,
+                          std::tuple<uint64_t, uint32_t, uint32_t> &Key) const {
+  DILineInfoSpecifier Spec(DILineInfoSpecifier::FileLineInfoKind::RawValue,
+                           DILineInfoSpecifier::FunctionNameKind::LinkageName);
+  DIInliningInfo DI = Ctx.getInliningInfoForAddress(
+      {Address, object::SectionedAddress::UndefSection}, Spec);
+  if (!DI.getNumberOfFrames())
+    return false;
+  const DILineInfo &In = DI.getFrame(0);
+  if (In.FunctionName == DILineInfo::BadString ||
+      StringRef(In.FileName).contains("compiler-rt/lib/"))
+    return false;
+  Key = {memprof::IndexedMemProfRecord::getGUID(In.FunctionName),
+         In.Line - In.StartLine, In.Column};
+  return true;
+}
+
+/// How the binary's symbols name an allocation function the program calls:
+/// MemProf's interceptors and HmPlace's profile wrappers stand for it.
+static StringRef allocatorName(StringRef Symbol) {
+  for (StringRef Prefix : {"___interceptor_", "__interceptor_", "__wrap_"})
+    if (Symbol.consume_front(Prefix))
+      break;
+  return Symbol;
+}
+
+static bool knownAllocator(StringRef Name) {
+  return StringSwitch<bool>(Name)
+      .Cases("malloc", "calloc", "realloc", "reallocarray", "posix_memalign",
+             "aligned_alloc", "memalign", "valloc", "pvalloc", true)
+      .Cases("strdup", "strndup", true)
+      .StartsWith("_Zn", true)
+      .Default(false);
+}
+
+void RawStacks::add(const RawProfileFacts &F, StringRef Id) {
+  std::vector<std::pair<uint64_t, uint64_t>> Ours;
+  for (const RawSegment &S : F.Segments)
+    if (S.BuildId == Id)
+      Ours.push_back({S.Start, S.End});
+  if (Ours.empty())
+    return;
+  for (const std::vector<uint64_t> &PCs : F.StackPCs) {
+    bool Foreign = false;
+    std::string Allocator;
+    for (uint64_t PC : PCs) {
+      auto Seg = llvm::find_if(
+          Ours, [&](const auto &S) { return PC > S.first && PC <= S.second; });
+      if (Seg == Ours.end()) {
+        Foreign = true;
+        continue;
+      }
+      uint64_t Address = PC + TextAddress - Seg->first;
+      std::tuple<uint64_t, uint32_t, uint32_t> Key;
+      if (!keptFrame(Address, Key)) {
+        // The allocator and the wrappers around it: the outermost one
+        // that is an allocation function is what the program called.
+        if (const Symbol *S = symbolAt(Address))
+          if (knownAllocator(allocatorName(S->Name)))
+            Allocator = allocatorName(S->Name).str();
+        continue;
+      }
+      RawSiteFacts &R = Facts[Key];
+      R.Foreign |= Foreign;
+      if (R.Allocator.empty())
+        R.Allocator = Allocator;
+      break;
+    }
+  }
+}
+
+const RawSiteFacts *RawStacks::at(uint64_t Function, uint32_t LineOffset,
+                                  uint32_t Column) const {
+  auto It = Facts.find({Function, LineOffset, Column});
+  return It == Facts.end() ? nullptr : &It->second;
+}
+
+uint64_t assumedAlignment(StringRef Allocator) {
+  if (Allocator == "valloc" || Allocator == "pvalloc")
+    return 4096;
+  if (Allocator == "posix_memalign" || Allocator == "aligned_alloc" ||
+      Allocator == "memalign" || Allocator.contains("St11align_val_t"))
+    return 64;
+  return 0;
+}
+
+} // namespace hmplace

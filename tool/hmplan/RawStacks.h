@@ -1,0 +1,82 @@
+//===- RawStacks.h - what LLVM's reader drops from a stack ----*- C++ -*-===//
+///
+/// \file
+/// LLVM 19's raw MemProf reader keeps, of each call stack the runtime
+/// unwound, only the addresses the binary's debug info names: the
+/// allocation function the program called (MemProf's interceptor, inside
+/// the binary but without debug info) and any frames in shared libraries
+/// vanish. Two things the advisor needs are in those frames:
+///
+///  - whether the allocation was made by a shared library: libomp's own
+///    memory, allocated when a `#pragma omp parallel` forks, reads as an
+///    allocation at the pragma's line, which no front end can place;
+///  - which allocation function was called (posix_memalign, operator new
+///    with an alignment, ...), which decides how the runtime rounds the
+///    block (the capacity is counted in the runtime's usable bytes).
+///
+/// This walks the raw stacks itself, with the same address mapping and the
+/// same rule for which frames the reader keeps, and files the facts under
+/// the innermost frame the reader keeps (a function, a line offset from its
+/// declaration, a column: LLVM's memprof::Frame).
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMPLAN_RAWSTACKS_H
+#define HMPLACE_HMPLAN_RAWSTACKS_H
+
+#include "RawProfile.h"
+
+#include "llvm/DebugInfo/DWARF/DWARFContext.h"
+#include "llvm/Object/ObjectFile.h"
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace hmplace {
+
+/// What the stacks that reach one program frame say.
+struct RawSiteFacts {
+  /// Some allocation reached from there was made inside a shared library.
+  bool Foreign = false;
+  /// The allocation function the program called there (malloc,
+  /// posix_memalign, operator new, ...), as the binary's symbols name it;
+  /// empty where the stack does not say.
+  std::string Allocator;
+};
+
+class RawStacks {
+public:
+  RawStacks(const llvm::object::ObjectFile &Binary, llvm::DWARFContext &Ctx);
+  /// Read the stacks of one raw profile of the binary with build id \p Id.
+  void add(const RawProfileFacts &Facts, llvm::StringRef Id);
+  /// The facts filed under the frame (LLVM's memprof::Frame fields), or null.
+  const RawSiteFacts *at(uint64_t Function, uint32_t LineOffset,
+                         uint32_t Column) const;
+
+private:
+  struct Symbol {
+    uint64_t Address, Size;
+    std::string Name;
+  };
+  const Symbol *symbolAt(uint64_t Address) const;
+  /// The frame the reader keeps for \p Address (binary-relative), if any.
+  bool keptFrame(uint64_t Address,
+                 std::tuple<uint64_t, uint32_t, uint32_t> &Key) const;
+
+  llvm::DWARFContext &Ctx;
+  uint64_t TextAddress = 0;    ///< the executable segment's preferred address
+  std::vector<Symbol> Symbols; ///< functions, by address
+  std::map<std::tuple<uint64_t, uint32_t, uint32_t>, RawSiteFacts> Facts;
+};
+
+/// The alignment the runtime gives a block from \p Allocator when the
+/// program does not say (a profile has no alignment): 64 bytes for the
+/// aligned forms (posix_memalign, aligned_alloc, memalign, aligned operator
+/// new: HPC codes align to cache lines), a page for valloc/pvalloc, 0 (the
+/// allocator's own) for the others.
+uint64_t assumedAlignment(llvm::StringRef Allocator);
+
+} // namespace hmplace
+
+#endif
