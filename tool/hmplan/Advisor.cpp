@@ -244,7 +244,7 @@ std::string fastTier(const AdviseOptions &Opts) {
 
 /// Fill the fast tier from \p Worth; the units placed.
 std::set<const Item *> chooseFast(const std::vector<const Item *> &Worth,
-                                  const AdviseOptions &Opts, const Advice &Out,
+                                  const AdviseOptions &Opts, Advice &Out,
                                   const Timeline &Time, Decisions &Dec) {
   std::set<const Item *> InFast;
   std::string Fast = fastTier(Opts);
@@ -254,8 +254,11 @@ std::set<const Item *> chooseFast(const std::vector<const Item *> &Worth,
   std::vector<KnapItem> K;
   for (const Item *I : Worth)
     K.push_back({I->Gain, I->U->Usable, I->Lo, I->Hi});
-  for (size_t N : chooseItems(K, Cap, Time.size()))
+  Out.Model = {Cap, Time.size(), K, std::vector<bool>(K.size(), false)};
+  for (size_t N : chooseItems(K, Cap, Time.size())) {
     InFast.insert(Worth[N]);
+    Out.Model.Chosen[N] = true;
+  }
   for (const Item *I : Worth) {
     ContextDecision &CD = Dec[I];
     std::string Gain = share(I->Gain, Out.TotalGain) + " of the gain";

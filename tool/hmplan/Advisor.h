@@ -33,6 +33,7 @@
 #ifndef HMPLACE_HMPLAN_ADVISOR_H
 #define HMPLACE_HMPLAN_ADVISOR_H
 
+#include "Knapsack.h"
 #include "MemProfile.h"
 #include "plan/PlanPaths.h"
 
@@ -89,6 +90,7 @@ struct Advice {
   uint64_t TotalAccesses = 0;
   PlanPathNamer Names; ///< how the plan (and the reports) name files
   ProfileBlindSpots Blind;
+  KnapModel Model; ///< the fast tier's choice, as the model saw it
 };
 
 /// Decide every context and write the plan. Reports (through \p D) the

@@ -2,6 +2,8 @@
 #include "Knapsack.h"
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 #include <numeric>
 
 namespace hmplace {
@@ -66,6 +68,9 @@ public:
   /// order of \p Rank (least worth first), if they are worth less than X:
   /// then X goes in and true is returned; else nothing changes.
   bool exchange(size_t X, const std::vector<size_t> &Rank);
+  /// Take out chosen item \p Y and refill in the order of \p Order: kept
+  /// if that gains, else undone.
+  bool drop(size_t Y, const std::vector<size_t> &Order);
 
   const std::vector<KnapItem> &Items;
   uint64_t Capacity;
@@ -76,13 +81,12 @@ public:
 
 bool Choice::exchange(size_t X, const std::vector<size_t> &Rank) {
   const KnapItem &XI = Items[X];
-  if (XI.Weight > Capacity)
+  if (XI.Weight > Capacity || XI.Gain <= 0)
     return false;
   std::vector<size_t> Out;
   double Lost = 0;
+  bool Room = false;
   for (size_t I : Rank) {
-    if (fits(X))
-      break;
     const KnapItem &It = Items[I];
     if (!In[I] || It.Hi < XI.Lo || XI.Hi < It.Lo)
       continue;
@@ -91,8 +95,10 @@ bool Choice::exchange(size_t X, const std::vector<size_t> &Rank) {
     Lost += It.Gain;
     if (Lost >= XI.Gain)
       break;
+    if ((Room = fits(X)))
+      break;
   }
-  if (Lost < XI.Gain && fits(X)) {
+  if (Room && Lost < XI.Gain) {
     put(X);
     return true;
   }
@@ -101,43 +107,89 @@ bool Choice::exchange(size_t X, const std::vector<size_t> &Rank) {
   return false;
 }
 
-std::vector<size_t> orderBy(const std::vector<KnapItem> &Items,
-                            bool ByDensity) {
+bool Choice::drop(size_t Y, const std::vector<size_t> &Order) {
+  double Before = Gain;
+  const KnapItem &YI = Items[Y];
+  take(Y);
+  // Only items alive with Y can use the room it leaves.
+  std::vector<size_t> Added;
+  for (size_t I : Order)
+    if (!In[I] && I != Y && Items[I].Lo <= YI.Hi && YI.Lo <= Items[I].Hi &&
+        fits(I)) {
+      put(I);
+      Added.push_back(I);
+    }
+  if (Gain > Before * (1 + 1e-12))
+    return true;
+  for (size_t I : Added)
+    take(I);
+  put(Y);
+  return false;
+}
+
+/// Items by gain / (weight^Alpha x span^Beta), largest first: (1, 0) is
+/// gain per byte, (0, 0) gain, (1, 1) gain per byte and moment of lifetime
+/// (the room an item takes is bytes over time).
+std::vector<size_t> orderBy(const std::vector<KnapItem> &Items, double Alpha,
+                            double Beta = 0) {
   std::vector<size_t> O(Items.size());
   std::iota(O.begin(), O.end(), 0);
-  auto Key = [&](size_t I) {
-    return ByDensity
-               ? Items[I].Gain / double(std::max<uint64_t>(Items[I].Weight, 1))
-               : Items[I].Gain;
-  };
+  std::vector<double> Key(Items.size());
+  for (size_t I = 0; I < Items.size(); ++I)
+    Key[I] = Items[I].Gain /
+             (std::pow(double(std::max<uint64_t>(Items[I].Weight, 1)), Alpha) *
+              std::pow(double(Items[I].Hi - Items[I].Lo + 1), Beta));
   std::stable_sort(O.begin(), O.end(),
-                   [&](size_t A, size_t B) { return Key(A) > Key(B); });
+                   [&](size_t A, size_t B) { return Key[A] > Key[B]; });
   return O;
+}
+
+/// Exchanges until a round changes nothing (or a few rounds): an item left
+/// out enters for chosen ones alive with it, a chosen one leaves for what
+/// fits in its place.
+void improve(Choice &C, const std::vector<size_t> &Dense,
+             const std::vector<size_t> &Big) {
+  for (unsigned Round = 0; Round < 8; ++Round) {
+    double Before = C.Gain;
+    // The chosen items, least gain per byte first: what an exchange gives
+    // up (items that enter during the round are not given up in it).
+    std::vector<size_t> Rank;
+    for (auto It = Dense.rbegin(); It != Dense.rend(); ++It)
+      if (C.In[*It])
+        Rank.push_back(*It);
+    for (size_t X : Big)
+      if (!C.In[X] && C.exchange(X, Rank))
+        C.fill(Dense);
+    for (size_t Y : Rank)
+      if (C.In[Y])
+        C.drop(Y, Dense);
+    if (C.Gain <= Before * (1 + 1e-12))
+      break;
+  }
 }
 
 } // namespace
 
 std::vector<size_t> chooseItems(const std::vector<KnapItem> &Items,
                                 uint64_t Capacity, size_t Cuts) {
-  std::vector<size_t> Dense = orderBy(Items, true);
-  std::vector<size_t> Big = orderBy(Items, false);
-  Choice A(Items, Capacity, Cuts), B(Items, Capacity, Cuts);
-  A.fill(Dense);
-  B.fill(Big);
-  Choice &Best = B.Gain > A.Gain ? B : A;
-  // Least gain per byte first: what an exchange gives up.
-  std::vector<size_t> Rank(Dense.rbegin(), Dense.rend());
-  for (unsigned Round = 0; Round < 8; ++Round) {
-    double Before = Best.Gain;
-    for (size_t X : Big)
-      if (!Best.In[X] && Best.exchange(X, Rank))
-        Best.fill(Dense);
-    if (Best.Gain <= Before * (1 + 1e-12))
-      break;
+  std::vector<size_t> Dense = orderBy(Items, 1);
+  std::vector<size_t> Big = orderBy(Items, 0);
+  // Greedy passes from gain per byte and moment to gain alone, each
+  // improved; the best.
+  std::unique_ptr<Choice> Best;
+  for (auto [Alpha, Beta] :
+       {std::pair{1.0, 1.0}, {1.0, 0.5}, {1.0, 0.0}, {0.5, 0.0}, {0.0, 0.0}}) {
+    auto C = std::make_unique<Choice>(Items, Capacity, Cuts);
+    C->fill(Alpha == 1 && Beta == 0   ? Dense
+            : Alpha == 0 && Beta == 0 ? Big
+                                      : orderBy(Items, Alpha, Beta));
+    improve(*C, Dense, Big);
+    if (!Best || C->Gain > Best->Gain)
+      Best = std::move(C);
   }
   std::vector<size_t> Out;
   for (size_t I = 0; I < Items.size(); ++I)
-    if (Best.In[I])
+    if (Best->In[I])
       Out.push_back(I);
   return Out;
 }

@@ -48,6 +48,15 @@ private:
   std::vector<uint64_t> Max, Add;
 };
 
+/// A choice as the model saw it: what `hmplan advise --dump-model` writes
+/// for scripts/bench advise to compare with the exact optimum.
+struct KnapModel {
+  uint64_t Capacity = 0;
+  size_t Cuts = 0;
+  std::vector<KnapItem> Items;
+  std::vector<bool> Chosen;
+};
+
 /// The items chosen (indices into \p Items, ascending) under \p Capacity,
 /// with \p Cuts cut points.
 std::vector<size_t> chooseItems(const std::vector<KnapItem> &Items,

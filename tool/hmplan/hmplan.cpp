@@ -171,6 +171,12 @@ static cl::opt<bool> AdviseCurve(
     cl::desc("Print to stderr the share of all accesses covered against HBM "
              "capacity"),
     cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<std::string> AdviseDumpModel(
+    "dump-model",
+    cl::desc("Write the fast tier's choice as the model sees it (capacity, "
+             "then per candidate: gain, bytes, lifetime, chosen) for "
+             "scripts/bench advise"),
+    cl::value_desc("file"), cl::Hidden, cl::sub(AdviseCmd), cl::cat(Cat));
 
 static int check(DiagEngine &D) {
   int RC = 0;
@@ -399,6 +405,23 @@ static bool parseCapacities(StringRef Text, AdviseOptions &O, DiagEngine &D) {
   return true;
 }
 
+/// --dump-model: the knapsack the fast tier's choice solved, as text.
+static bool dumpModel(const KnapModel &M, DiagEngine &D) {
+  std::error_code EC;
+  raw_fd_ostream OS(AdviseDumpModel, EC);
+  if (EC) {
+    D.report(AdviseDumpModel, Severity::Error,
+             "cannot write the model: " + EC.message());
+    return false;
+  }
+  OS << "capacity " << M.Capacity << " cuts " << M.Cuts << "\n";
+  for (size_t I = 0; I < M.Items.size(); ++I)
+    OS << format("%.17g", M.Items[I].Gain) << " " << M.Items[I].Weight << " "
+       << M.Items[I].Lo << " " << M.Items[I].Hi << " " << int(M.Chosen[I])
+       << "\n";
+  return true;
+}
+
 static int adviseCmd(DiagEngine &D) {
   AdviseOptions O;
   O.Binary = sys::path::filename(AdviseBinary).str(); // the plan is shared
@@ -444,6 +467,8 @@ static int adviseCmd(DiagEngine &D) {
     printExplanation(A, errs());
   if (AdviseCurve)
     printCurve(A, errs());
+  if (!AdviseDumpModel.empty() && !dumpModel(A.Model, D))
+    return 1;
   if (!writeOutput(A.PlanText, D))
     return 1;
   unsigned Placed = 0;
