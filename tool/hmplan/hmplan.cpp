@@ -156,11 +156,12 @@ static cl::opt<std::string>
     AdviseLLC("llc",
               cl::desc("Last-level cache size (default: this machine's)"),
               cl::value_desc("size"), cl::sub(AdviseCmd), cl::cat(Cat));
-static cl::opt<double> AdviseMinShare(
-    "min-share",
-    cl::desc("Smallest share of the weighted accesses (percent) a context "
-             "must have to be placed (default 0.1)"),
-    cl::init(0.1), cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<double>
+    AdviseMinShare("min-share",
+                   cl::desc("Smallest share of the gain (accesses x miss "
+                            "chance, percent) a context "
+                            "must have to be placed (default 0.1)"),
+                   cl::init(0.1), cl::sub(AdviseCmd), cl::cat(Cat));
 static cl::opt<bool> AdviseExplain(
     "explain",
     cl::desc("Print a table to stderr: per context its figures, decision "
