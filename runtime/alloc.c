@@ -9,6 +9,7 @@
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "placed.h"
+#include "split.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -21,6 +22,17 @@
 static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
   hm_ctx_account(req);
   size_t held;
+  if (__builtin_expect((int)k > HMPLACE_KIND_COUNT, 0)) {
+    /* A split placement (split.c): large objects are split (their pages
+     * are aligned to runs, more than any alignment asked); small ones go
+     * whole to the largest share's kind. */
+    int whole = hm_split_whole_kind((int)k, req);
+    if (whole == -2 && align <= 4096)
+      return hm_split_alloc((int)k, req);
+    if (whole < 0)
+      return NULL;
+    k = (enum hmplace_kind)whole;
+  }
   if (!valid_kind(k) || !may_place(k, req, &held))
     return NULL;
   int idx = slot_for(k);
@@ -128,9 +140,10 @@ char *hmplace_strndup(enum hmplace_kind k, const char *s, size_t max) {
 __attribute__((constructor)) static void hmplace_init(void) {
   /* Every lock of the runtime, in the order the code nests them: taken
    * before fork and released on both sides (fork.c). */
-  static void (*const Locks[])(int) = {
-      hm_track_fork_lock, hm_ctx_fork_lock,     hm_slots_fork_lock,
-      hm_range_fork_lock, hm_orphans_fork_lock, hm_counts_fork_lock};
+  static void (*const Locks[])(int) = {hm_track_fork_lock, hm_ctx_fork_lock,
+                                       hm_split_fork_lock, hm_slots_fork_lock,
+                                       hm_range_fork_lock, hm_orphans_fork_lock,
+                                       hm_counts_fork_lock};
   for (size_t i = 0; i < sizeof Locks / sizeof *Locks; ++i)
     hm_fork_add(Locks[i]);
   hm_counts_init();

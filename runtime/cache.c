@@ -12,6 +12,7 @@
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "placed.h"
+#include "split.h"
 
 #include <string.h>
 
@@ -126,6 +127,10 @@ void *hm_placed_aligned(int k, int idx, size_t align, size_t n, size_t held) {
 }
 
 void hm_placed_free(int idx, void *p) {
+  if (__builtin_expect(idx == SPLIT_IDX, 0)) {
+    hm_split_free(p);
+    return;
+  }
   struct kstate *s = &hm_kinds[hm_slots[idx].kind];
   size_t u = memkind_malloc_usable_size(slot_kind(idx), p);
   account_free(s, u);

@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include "hmplace.h"
 #include "hmplace_internal.h"
+#include "split.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -125,7 +126,40 @@ static int read_string(struct cursor *c, char *buf, size_t n) {
   return 1;
 }
 
-/* HMPLACE_<NAME>: its kind index (-1 for HMPLACE_HEAP), or -2. */
+static int read_kind(struct cursor *c);
+
+/* A share's percentage (1..99) in a split, or -1. */
+static int read_percent(struct cursor *c) {
+  skip_space(c);
+  char *end;
+  long v = strtol(c->p, &end, 10);
+  if (end == c->p || v < 1 || v > 99)
+    return -1;
+  c->p = end;
+  return (int)v;
+}
+
+/* The rest of HMPLACE_SPLIT(K, P, K) or HMPLACE_SPLIT3(K, P, K, P, K)
+ * (hmplace.h) after its name: the placement code, or -2. */
+static int read_split(struct cursor *c, int three) {
+  int k0, k1, k2 = 31, p0, p1;
+  if (!accept(c, '(') || (k0 = read_kind(c)) < 0 || !accept(c, ',') ||
+      (p0 = read_percent(c)) < 0 || !accept(c, ',') || (k1 = read_kind(c)) < 0)
+    return -2;
+  p1 = 100 - p0;
+  if (three && (!accept(c, ',') || (p1 = read_percent(c)) < 0 ||
+                !accept(c, ',') || (k2 = read_kind(c)) < 0))
+    return -2;
+  if (!accept(c, ')') || k0 >= HMPLACE_KIND_COUNT || k1 >= HMPLACE_KIND_COUNT)
+    return -2;
+  int code = HMPLACE_SPLIT_FLAG | k0 | k1 << 5 | k2 << 10 | p0 << 15 | p1 << 22;
+  int kinds[3];
+  unsigned pcts[3];
+  return hm_split_decode(code, kinds, pcts) ? code : -2;
+}
+
+/* HMPLACE_<NAME>: its kind index (-1 for HMPLACE_HEAP), a split's
+ * placement code, or -2. */
 static int read_kind(struct cursor *c) {
   skip_space(c);
   if (strncmp(c->p, "HMPLACE_", 8))
@@ -136,6 +170,10 @@ static int read_kind(struct cursor *c) {
   c->p = e;
   if (e - b == 4 && !strncmp(b, "HEAP", 4))
     return -1;
+  if (e - b == 5 && !strncmp(b, "SPLIT", 5))
+    return read_split(c, 0);
+  if (e - b == 6 && !strncmp(b, "SPLIT3", 6))
+    return read_split(c, 1);
   int k = hm_kind_by_name(b, (size_t)(e - b));
   return k < 0 ? -2 : k;
 }

@@ -7,6 +7,7 @@
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "placed.h"
+#include "split.h"
 
 #include <string.h>
 
@@ -35,7 +36,15 @@ size_t hmplace_malloc_usable_size(void *p) {
   int idx = owner_of(p);
   if (idx < 0)
     return hm_heap_usable(p);
+  if (idx == SPLIT_IDX)
+    return hm_split_usable(p);
   return memkind_malloc_usable_size(slot_kind(idx), p);
+}
+
+/* The usable size of a placed block of slot \p idx (or a split object). */
+static size_t placed_usable(int idx, void *p) {
+  return idx == SPLIT_IDX ? hm_split_usable(p)
+                          : memkind_malloc_usable_size(slot_kind(idx), p);
 }
 
 /* Move a block of \p old_usable bytes to a fresh one from \p alloc. */
@@ -108,6 +117,10 @@ void *hmplace_realloc(void *p, size_t n) {
     hm_placed_free(idx, p);
     return NULL;
   }
+  if (idx == SPLIT_IDX) /* a new split object of the same shares */
+    return move_block(
+        p, hm_split_usable(p), n,
+        hmplace_malloc((enum hmplace_kind)hm_split_code_of(p), n));
   return placed_realloc(idx, p, n);
 }
 
@@ -115,17 +128,18 @@ void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
   if (!p)
     return hmplace_malloc(k, n);
   hm_ctx_account(n);
-  if (!valid_kind(k)) /* a context site chose the ordinary heap */
+  int split = (int)k > HMPLACE_KIND_COUNT;
+  if (!valid_kind(k) && !split) /* a context site chose the heap */
     return hmplace_realloc(p, n);
   int owner = owner_of(p);
   if (n == 0) {
     hmplace_free(p);
     return NULL;
   }
-  if (owner >= 0 && hm_slots[owner].kind == (int)k)
+  if (owner >= 0 && owner != SPLIT_IDX && !split &&
+      hm_slots[owner].kind == (int)k)
     return placed_realloc(owner, p, n);
-  /* From the heap or another kind: move it into k. */
-  size_t old = owner < 0 ? hm_heap_usable(p)
-                         : memkind_malloc_usable_size(slot_kind(owner), p);
+  /* From the heap, another kind or a split object: move it into k. */
+  size_t old = owner < 0 ? hm_heap_usable(p) : placed_usable(owner, p);
   return move_block(p, old, n, hmplace_malloc(k, n));
 }

@@ -102,6 +102,10 @@ extern _Atomic uintptr_t hm_region_used_end HM_HIDDEN; /* past the last */
  * numbers of the limit that stopped it). */
 uintptr_t hm_range_map_chunk(int slot, uint64_t need, uint64_t held,
                              uint64_t *got, char *why, size_t whylen) HM_HIDDEN;
+/* Map exactly the whole regions \p need bytes take, for region owner byte
+ * \p owner (a split object, split.h). */
+uintptr_t hm_range_map_for(int owner, uint64_t need, uint64_t *got, char *why,
+                           size_t whylen) HM_HIDDEN;
 void hm_range_unmap_chunk(uintptr_t at, uint64_t size) HM_HIDDEN;
 /* 0 if \p bytes more fit under RLIMIT_AS and the commit limit; else -1 and
  * why, with the numbers. */

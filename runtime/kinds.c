@@ -7,6 +7,7 @@
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "placed.h"
+#include "split.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -42,7 +43,10 @@ const char *const hm_kind_names[HMPLACE_KIND_COUNT] = {
 };
 
 const char *hmplace_kind_name(enum hmplace_kind k) {
-  return (unsigned)k < HMPLACE_KIND_COUNT ? hm_kind_names[k] : "invalid";
+  if ((unsigned)k < HMPLACE_KIND_COUNT)
+    return hm_kind_names[k];
+  const char *split = hm_split_name((int)k);
+  return split ? split : "invalid";
 }
 
 struct kstate hm_kinds[HMPLACE_KIND_COUNT];

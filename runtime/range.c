@@ -203,20 +203,11 @@ static uint64_t room_left(char *limit, size_t n) {
   return room;
 }
 
-uintptr_t hm_range_map_chunk(int slot, uint64_t need, uint64_t held,
-                             uint64_t *got, char *why, size_t whylen) {
-  pthread_mutex_lock(&Lock);
-  if (!Ready)
-    init_locked();
-  uint64_t n = round_region(need);
-  uint64_t size = wanted(n, held);
-  /* Leave half of what remains to the rest of the program. */
-  char limit[128];
-  uint64_t room = room_left(limit, sizeof limit);
-  if (room != UINT64_MAX && size > room / 2)
-    size = n > room / 2 ? n : (room / 2) & ~(REGION - 1);
-  if (size < n)
-    size = n;
+/* Map \p size bytes (at least the \p n needed; whole regions) for owner byte
+ * \p owner. Lock held. */
+static uintptr_t map_locked(uint8_t owner, uint64_t n, uint64_t size,
+                            const char *limit, uint64_t room, uint64_t *got,
+                            char *why, size_t whylen) {
   uintptr_t at = 0;
   char a[32];
   why[0] = 0;
@@ -256,10 +247,43 @@ uintptr_t hm_range_map_chunk(int slot, uint64_t need, uint64_t held,
   if (at) {
     uintptr_t first = (at - atomic_load(&hm_range_base)) >> HM_REGION_SHIFT;
     for (uint64_t i = 0; i < size >> HM_REGION_SHIFT; ++i)
-      atomic_store_explicit(&hm_region_owner[first + i], (uint8_t)(slot + 1),
+      atomic_store_explicit(&hm_region_owner[first + i], owner,
                             memory_order_release);
     *got = size;
   }
+  return at;
+}
+
+uintptr_t hm_range_map_chunk(int slot, uint64_t need, uint64_t held,
+                             uint64_t *got, char *why, size_t whylen) {
+  pthread_mutex_lock(&Lock);
+  if (!Ready)
+    init_locked();
+  uint64_t n = round_region(need);
+  uint64_t size = wanted(n, held);
+  /* Leave half of what remains to the rest of the program. */
+  char limit[128];
+  uint64_t room = room_left(limit, sizeof limit);
+  if (room != UINT64_MAX && size > room / 2)
+    size = n > room / 2 ? n : (room / 2) & ~(REGION - 1);
+  if (size < n)
+    size = n;
+  uintptr_t at =
+      map_locked((uint8_t)(slot + 1), n, size, limit, room, got, why, whylen);
+  pthread_mutex_unlock(&Lock);
+  return at;
+}
+
+uintptr_t hm_range_map_for(int owner, uint64_t need, uint64_t *got, char *why,
+                           size_t whylen) {
+  pthread_mutex_lock(&Lock);
+  if (!Ready)
+    init_locked();
+  uint64_t n = round_region(need);
+  char limit[128];
+  uint64_t room = room_left(limit, sizeof limit);
+  uintptr_t at =
+      map_locked((uint8_t)owner, n, n, limit, room, got, why, whylen);
   pthread_mutex_unlock(&Lock);
   return at;
 }

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include "hmplace.h"
 #include "hmplace_internal.h"
+#include "split.h"
 
 #include <fcntl.h>
 
@@ -174,6 +175,62 @@ static void residency_of(int kind, struct residency *r) {
   hm_track_each(live_block, &c);
 }
 
+static const char *human(uint64_t b, char *buf, size_t n);
+
+/*--- split objects (split.c) ------------------------------------------------*/
+
+static void split_pages(void *p, size_t n, void *arg) {
+  struct residency *r = arg;
+  ++r->blocks;
+  count_pages(p, n, r->pages, &r->untouched, &r->unknown);
+}
+
+/* A line (or JSON object) per split placement used: objects, bytes, and the
+ * pages of its live objects by node. */
+static void split_report(FILE *f, int json) {
+  int code, first = 1;
+  uint64_t objects, bytes;
+  if (json)
+    fprintf(f, "\"splits\": [");
+  for (int i = 0; hm_split_codes(i, &code, &objects, &bytes) == 0; ++i) {
+    struct residency r;
+    memset(&r, 0, sizeof r);
+    hm_split_each(code, split_pages, &r);
+    char b1[32];
+    const char *name = hmplace_kind_name((enum hmplace_kind)code);
+    if (json) {
+      fprintf(f,
+              "%s\n  {\"split\": \"%s\", \"objects\": %llu, \"bytes\": "
+              "%llu, \"live_objects\": %llu, \"pages_by_node\": {",
+              first ? "" : ",", name, (unsigned long long)objects,
+              (unsigned long long)bytes, (unsigned long long)r.blocks);
+      for (int nd = 0, pf = 1; nd < MAXNODES; ++nd)
+        if (r.pages[nd]) {
+          fprintf(f, "%s\"%d\": %llu", pf ? "" : ", ", nd,
+                  (unsigned long long)r.pages[nd]);
+          pf = 0;
+        }
+      fprintf(f, "}, \"untouched_pages\": %llu}",
+              (unsigned long long)r.untouched);
+    } else {
+      if (first)
+        fprintf(f, "hmplace: %-44s %8s %11s  %s\n", "split placement",
+                "objects", "requested", "pages by node (live objects)");
+      fprintf(f, "hmplace: %-44s %8llu %11s ", name,
+              (unsigned long long)objects, human(bytes, b1, sizeof b1));
+      for (int nd = 0; nd < MAXNODES; ++nd)
+        if (r.pages[nd])
+          fprintf(f, " node%d:%llu", nd, (unsigned long long)r.pages[nd]);
+      if (r.untouched)
+        fprintf(f, " untouched:%llu", (unsigned long long)r.untouched);
+      fputc('\n', f);
+    }
+    first = 0;
+  }
+  if (json)
+    fprintf(f, "\n], ");
+}
+
 static const char *human(uint64_t b, char *buf, size_t n) {
   static const char *U[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = (double)b;
@@ -303,6 +360,7 @@ static void report_text(FILE *f) {
   }
   if (!any)
     fprintf(f, "hmplace: no planned allocation ran\n");
+  split_report(f, 0);
   hm_ctx_report_text(f);
 }
 
@@ -347,6 +405,7 @@ static void report_json(FILE *f) {
     first = 0;
   }
   fprintf(f, "\n], ");
+  split_report(f, 1);
   hm_ctx_report_json(f);
   fprintf(f, "}\n");
 }

@@ -41,8 +41,8 @@ static _Atomic int ScopesOpen;
 static __thread int ScopeKind __attribute__((tls_model("initial-exec"))) = -1;
 
 void hmplace_scope_enter(enum hmplace_kind k) {
-  if ((unsigned)k >= HMPLACE_KIND_COUNT)
-    return; /* the heap: nothing to do */
+  if ((int)k < 0 || (int)k == HMPLACE_KIND_COUNT)
+    return; /* the heap: nothing to do (a split is a kind here) */
   ScopeKind = (int)k;
   atomic_fetch_add_explicit(&ScopesOpen, 1, memory_order_relaxed);
 }

@@ -47,4 +47,27 @@ static inline size_t usable_aligned(size_t n, size_t align) {
   return n <= HM_LARGE_MIN ? (size_t)HM_LARGE_MIN : usable_for(n);
 }
 
+/* A split object (split.c) is cut into runs, each given whole to one kind:
+ * a power of two, at most a huge page (2 MiB), at most an 80th of the
+ * object (an eighth holds ten runs or more), at least a page, and large
+ * enough that an object has at most 4096 runs. Objects under 80 pages are
+ * not split: they go whole to the kind of the largest share. A part holds
+ * its share of the object's pages to within one run. */
+enum { HM_SPLIT_MIN_PAGES = 80, HM_SPLIT_MAX_RUNS = 4096 };
+#define HM_SPLIT_MAX_RUN ((size_t)2 << 20)
+
+static inline size_t split_run(size_t n) {
+  size_t r = HM_PAGE;
+  while (r < HM_SPLIT_MAX_RUN && r * 2 * HM_SPLIT_MIN_PAGES <= n)
+    r *= 2;
+  while (n / r > HM_SPLIT_MAX_RUNS)
+    r *= 2;
+  return r;
+}
+
+/* Whether the runtime splits an object of n bytes. */
+static inline int split_splits(size_t n) {
+  return n >= (size_t)HM_SPLIT_MIN_PAGES * HM_PAGE;
+}
+
 #endif

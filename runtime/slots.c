@@ -6,6 +6,7 @@
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "placed.h"
+#include "split.h"
 
 #include <errno.h>
 #include <numa.h>
@@ -123,6 +124,8 @@ int hmplace_owner(const void *p) {
   if (!p)
     return 0;
   int s = owner_of(p);
+  if (s == SPLIT_IDX)
+    return hm_split_owner(p);
   return s < 0 ? 0 : hm_slots[s].kind + 1;
 }
 

@@ -60,8 +60,27 @@ enum hmplace_kind {
   HMPLACE_LOWEST_LATENCY_LOCAL_PREFERRED,
   HMPLACE_HIGHEST_BANDWIDTH_LOCAL,
   HMPLACE_HIGHEST_BANDWIDTH_LOCAL_PREFERRED,
-  HMPLACE_KIND_COUNT
+  HMPLACE_KIND_COUNT,
+  /* Not a kind: widens the enum's range to every int, so that a split
+   * placement (below) is a value of the type in C++ too. */
+  HMPLACE_KIND_RANGE_ = 0x7fffffff
 };
+
+/* A placement split across kinds (plan: `kind: {hbm: 75%, ddr: 25%}`): the
+ * object's pages go to the kinds in those shares, interleaved in runs so
+ * that every part of the object holds the shares (README "Splitting an
+ * object across tiers"). Passed wherever a kind is:
+ *   hmplace_malloc(HMPLACE_SPLIT(HMPLACE_HBW, 75, HMPLACE_REGULAR), n)
+ * HMPLACE_SPLIT: k0 gets p0 percent, k1 the rest; HMPLACE_SPLIT3: k0 p0,
+ * k1 p1, k2 the rest. An object too small to split goes whole to the kind
+ * of the largest share. */
+#define HMPLACE_SPLIT_FLAG 0x40000000
+#define HMPLACE_SPLIT(k0, p0, k1)                                              \
+  ((enum hmplace_kind)(HMPLACE_SPLIT_FLAG | (int)(k0) | ((int)(k1) << 5) |     \
+                       (31 << 10) | ((p0) << 15) | ((100 - (p0)) << 22)))
+#define HMPLACE_SPLIT3(k0, p0, k1, p1, k2)                                     \
+  ((enum hmplace_kind)(HMPLACE_SPLIT_FLAG | (int)(k0) | ((int)(k1) << 5) |     \
+                       ((int)(k2) << 10) | ((p0) << 15) | ((p1) << 22)))
 
 /* A plan entry's size window (min-size/max-size): \p k when \p n is in
  * [lo, hi], else the ordinary heap. hmrewrite writes it as the kind of a
@@ -96,7 +115,8 @@ void hmplace_free(void *p);
 void *hmplace_realloc(void *p, size_t n);
 size_t hmplace_malloc_usable_size(void *p);
 
-/* 1 + the kind of a placed block, 0 for anything else (NULL, heap). */
+/* 1 + the kind of a placed block, 0 for anything else (NULL, heap); for a
+ * split object, of its largest share. */
 int hmplace_owner(const void *p);
 
 /* Per-process capacity budget of a kind in bytes (0: none). Plans' tier

@@ -11,6 +11,7 @@
 #include "plan/Context.h"
 #include "plan/Kinds.h"
 #include "plan/Plan.h"
+#include "plan/Split.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -31,6 +32,14 @@ struct TrieNode {
 };
 using Tries = std::map<std::string, std::vector<TrieNode>>;
 
+/// Where a unit goes, as one word: its tier and, for a split, its share
+/// ("hbm", "hbm:75", "" for where malloc puts it).
+std::string placementOf(const ContextDecision &CD) {
+  return CD.Tier.empty() || CD.Share == 100
+             ? CD.Tier
+             : CD.Tier + ":" + std::to_string(CD.Share);
+}
+
 /// The trie a unit belongs to: its allocation call's (all containers share
 /// the standard allocator's).
 std::string groupOf(const ProfileContext &C) {
@@ -48,14 +57,14 @@ Tries buildTries(const std::vector<const Item *> &Named, Decisions &Dec) {
     if (Nodes.empty())
       Nodes.emplace_back();
     unsigned N = 0;
-    Nodes[N].Tiers.insert(Dec[I].Tier);
+    Nodes[N].Tiers.insert(placementOf(Dec[I]));
     const std::vector<const ProfileFrame *> &U = I->Frames;
     for (size_t K = firstCaller(*I); K < U.size(); ++K) {
       auto [It, New] = Nodes[N].Kids.try_emplace(U[K]->text(), Nodes.size());
       if (New)
         Nodes.emplace_back();
       N = It->second;
-      Nodes[N].Tiers.insert(Dec[I].Tier);
+      Nodes[N].Tiers.insert(placementOf(Dec[I]));
     }
   }
   return T;
@@ -90,6 +99,7 @@ entryFramesOf(const std::vector<const Item *> &Named, const Tries &T,
 struct Entry {
   std::vector<std::string> Frames;
   std::string Tier;
+  unsigned Share = 100; ///< percent in Tier (a split below 100)
   uint64_t Bytes = 0, Objects = 0, Accesses = 0;
   unsigned Stacks = 0;
   std::vector<const ProfileContext *> Contexts;
@@ -105,9 +115,10 @@ Entries collectEntries(
     const std::vector<std::string> &Frames = FramesOf.at(I);
     ContextDecision &CD = Dec[I];
     CD.FramesUsed = Frames.size();
-    Entry &E = Out[{Frames, CD.Tier}];
+    Entry &E = Out[{Frames, placementOf(CD)}];
     E.Frames = Frames;
     E.Tier = CD.Tier;
+    E.Share = CD.Share;
     E.Bytes += I->U->Peak;
     E.Objects += I->U->Sum.AllocCount;
     E.Accesses += I->U->Sum.Accesses;
@@ -194,6 +205,13 @@ bool makePlan(const Entries &Es, const AdviseOptions &Opts, size_t NumContexts,
     }
     PE.IsStack = PE.Frames.size() > 1;
     PE.To.Spelling = E.Tier.empty() ? "posix" : E.Tier;
+    if (!E.Tier.empty() && E.Share && E.Share < 100) { // the rest in DDR
+      SplitPart Fast{E.Tier, nullptr, nullptr, E.Share};
+      SplitPart Rest{"ddr", nullptr, nullptr, 100 - E.Share};
+      if (Rest.Percent > Fast.Percent) // the largest share first
+        std::swap(Fast, Rest);
+      PE.To.Parts = {Fast, Rest};
+    }
     PE.Size = formatSize(E.Bytes);
     PE.Note = entryNote(E, Out);
     P.Entries.push_back(std::move(PE));
@@ -205,13 +223,26 @@ std::string kindText(const KindInfo *K) {
   return K->isHeap() ? std::string("the ordinary heap") : std::string(K->Name);
 }
 
+/// What the plan should give a unit decided \p CD: its tier's kind, or the
+/// split of it and DDR, as Target::kindText says it.
+std::string wantedText(const Plan &P, const ContextDecision &CD) {
+  std::string Fast = P.findTier(CD.Tier)->Kind->Name;
+  if (CD.Share == 100)
+    return Fast;
+  std::string F = Fast + " " + std::to_string(CD.Share) + "%";
+  std::string S =
+      std::string("MEMKIND_REGULAR ") + std::to_string(100 - CD.Share) + "%";
+  return CD.Share >= 50 ? F + " + " + S : S + " + " + F;
+}
+
 /// What the plan's entries give unit \p I, as the front ends and the
 /// runtime would decide (a call-stack entry: the noted frames on top of the
 /// stack).
 std::string placedAs(const Item &I, const Placement &Pl, SiteMatcher &M) {
   const std::vector<const ProfileFrame *> &U = I.Frames;
   if (Pl.State == Placement::Placed)
-    return kindText(Pl.Entry->To.Kind);
+    return Pl.Entry->To.isSplit() ? Pl.Entry->To.kindText()
+                                  : kindText(Pl.Entry->To.Kind);
   if (Pl.State == Placement::Conflict)
     return "nothing (" + Pl.Reason + ")";
   if (Pl.State != Placement::Contextual)
@@ -223,19 +254,21 @@ std::string placedAs(const Item &I, const Placement &Pl, SiteMatcher &M) {
     if (M.isNoted(F))
       Noted.push_back(contextFrameId(U[K]->File, U[K]->Line, U[K]->Column));
   }
-  int Kind = Pl.kindOnStack(Noted);
-  return Kind < 0 ? "the ordinary heap" : kindText(&allKinds()[Kind]);
+  return runtimeCodeName(Pl.kindOnStack(Noted));
 }
 
 /// Read the plan back and warn about every unit its entries do not give
 /// the tier chosen.
 bool checkPlan(const std::vector<const Item *> &Named, Decisions &Dec,
                const Advice &Out, DiagEngine &D) {
-  DiagEngine Quiet(nulls());
+  std::string Why;
+  raw_string_ostream WhyOS(Why);
+  DiagEngine Quiet(WhyOS);
   std::unique_ptr<Plan> Read = parsePlan(
       MemoryBuffer::getMemBufferCopy(Out.PlanText, "advised plan"), Quiet);
   if (!Read) {
-    D.report(Severity::Error, "internal: the advised plan does not read back");
+    D.report(Severity::Error,
+             "internal: the advised plan does not read back: " + WhyOS.str());
     return false;
   }
   SiteMatcher M(*Read);
@@ -249,9 +282,9 @@ bool checkPlan(const std::vector<const Item *> &Named, Decisions &Dec,
   std::vector<Placement> Res = M.resolve();
   for (size_t N = 0; N < Named.size(); ++N) {
     const Item &I = *Named[N];
-    std::string Want = Dec[&I].Tier.empty()
-                           ? "the ordinary heap"
-                           : kindText(Read->findTier(Dec[&I].Tier)->Kind);
+    const ContextDecision &CD = Dec[&I];
+    std::string Want =
+        CD.Tier.empty() ? "the ordinary heap" : wantedText(*Read, CD);
     std::string Got = placedAs(I, Res[N], M);
     if (Got != Want)
       D.report(Severity::Warning, "context " + describe(I.U->Sum) + " (" +

@@ -10,6 +10,7 @@
 #include "Advisor.h"
 #include "AdvisorParts.h"
 #include "Knapsack.h"
+#include "Shares.h"
 #include "plan/Context.h"
 #include "plan/Kinds.h"
 
@@ -210,6 +211,7 @@ std::vector<const Item *> worthPlacing(const std::vector<Item> &Items,
     bool Enough = Out.TotalGain > 0 && Share >= Opts.MinShare;
     if (Enough && I.Nameable) {
       Worth.push_back(&I);
+      Dec[&I].Candidate = true;
       continue;
     }
     ContextDecision &CD = Dec[&I];
@@ -242,8 +244,46 @@ std::string fastTier(const AdviseOptions &Opts) {
   return Fast;
 }
 
-/// Fill the fast tier from \p Worth; the units placed.
-std::set<const Item *> chooseFast(const std::vector<const Item *> &Worth,
+/// Whole contexts first (the knapsack), then shares (Shares.h): those that
+/// fill what the whole ones leave, or, with bandwidths, those that make both
+/// tiers serve at once. Returns the share (percent) per item in the fast
+/// tier.
+std::map<const Item *, unsigned>
+chooseFastShares(const std::vector<Item> &Items,
+                 const std::vector<const Item *> &Worth,
+                 const AdviseOptions &Opts, uint64_t Cap, const Timeline &Time,
+                 Advice &Out) {
+  std::vector<KnapItem> K;
+  for (const Item *I : Worth)
+    K.push_back({I->Gain, I->U->Usable, I->Lo, I->Hi});
+  Out.Model = {Cap, Time.size(), K, std::vector<bool>(K.size(), false)};
+  std::set<const Item *> Whole;
+  for (size_t N : chooseItems(K, Cap, Time.size())) {
+    Whole.insert(Worth[N]);
+    Out.Model.Chosen[N] = true;
+  }
+  // Every context's traffic counts in the time model; only the ones worth
+  // placing may move.
+  std::set<const Item *> Movable(Worth.begin(), Worth.end());
+  std::vector<ShareItem> S;
+  std::vector<bool> W;
+  for (const Item &I : Items) {
+    const ProfileContext &C = I.U->Sum;
+    S.push_back({I.Gain, C.objectBytes(), C.objectsAtOnce() * I.U->Stacks,
+                 I.U->Usable, C.Start, C.End, Movable.count(&I) > 0,
+                 !Opts.Whole});
+    W.push_back(Whole.count(&I) > 0);
+  }
+  Out.Shares = chooseShares(S, W, Cap, Opts.BW);
+  std::map<const Item *, unsigned> Share;
+  for (size_t N = 0; N < Items.size(); ++N)
+    Share[&Items[N]] = Out.Shares.Share[N];
+  return Share;
+}
+
+/// Fill the fast tier from \p Worth; the units placed (some in part).
+std::set<const Item *> chooseFast(const std::vector<Item> &Items,
+                                  const std::vector<const Item *> &Worth,
                                   const AdviseOptions &Opts, Advice &Out,
                                   const Timeline &Time, Decisions &Dec) {
   std::set<const Item *> InFast;
@@ -251,23 +291,34 @@ std::set<const Item *> chooseFast(const std::vector<const Item *> &Worth,
   if (Fast.empty())
     return InFast;
   uint64_t Cap = Opts.Capacity.at(Fast);
-  std::vector<KnapItem> K;
-  for (const Item *I : Worth)
-    K.push_back({I->Gain, I->U->Usable, I->Lo, I->Hi});
-  Out.Model = {Cap, Time.size(), K, std::vector<bool>(K.size(), false)};
-  for (size_t N : chooseItems(K, Cap, Time.size())) {
-    InFast.insert(Worth[N]);
-    Out.Model.Chosen[N] = true;
-  }
+  std::map<const Item *, unsigned> Share =
+      chooseFastShares(Items, Worth, Opts, Cap, Time, Out);
   for (const Item *I : Worth) {
     ContextDecision &CD = Dec[I];
+    CD.Share = Share[I];
     std::string Gain = share(I->Gain, Out.TotalGain) + " of the gain";
-    if (InFast.count(I)) {
+    if (CD.Share == 100) {
+      InFast.insert(I);
       CD.Tier = Fast;
       CD.Reason = "in " + Fast + ": " + Gain;
+    } else if (CD.Share) {
+      InFast.insert(I);
+      CD.Tier = Fast;
+      CD.Reason = "split: " + std::to_string(CD.Share) + "% of its pages in " +
+                  Fast + ", the rest in DDR: " + Gain +
+                  (Opts.BW.given()
+                       ? "; both tiers serve it at once (bandwidth model)"
+                       : "; " + Fast + " holds no more of it while it lives");
     } else if (I->U->Usable > Cap) {
       CD.Reason = "kept: " + Gain + ", but its " + humanSize(I->U->Usable) +
-                  " exceed the " + Fast + " capacity, " + humanSize(Cap);
+                  " exceed the " + Fast + " capacity, " + humanSize(Cap) +
+                  (split_splits(I->U->Sum.objectBytes())
+                       ? ""
+                       : " (its objects are too small to split)");
+    } else if (Opts.BW.given()) {
+      CD.Reason = "kept: " + Gain +
+                  ", but the bandwidth model is faster with it in DDR (or " +
+                  Fast + " is full of contexts with more gain while it lives)";
     } else {
       CD.Reason = "kept: " + Gain + ", but " + Fast +
                   " is full of contexts with more gain while it lives";
@@ -319,6 +370,7 @@ void chooseSlow(const std::vector<Item> &Items,
     Load.add(I->Lo, I->Hi, uint64_t(0) - I->U->Usable);
     ContextDecision &CD = Dec[I];
     CD.Tier = Slow;
+    CD.Share = 100;
     CD.Reason = "in " + Slow +
                 ": DDR is over its capacity, and this has the least gain "
                 "per byte";
@@ -343,6 +395,8 @@ PlanPathNamer fileNames(const std::vector<Item> &Items, StringRef PlanDir) {
 bool advise(const std::vector<ProfileContext> &Contexts,
             const AdviseOptions &Opts, Advice &Out, DiagEngine &D) {
   Out.Units = planUnits(Contexts);
+  Out.BW = Opts.BW;
+  Out.Whole = Opts.Whole;
   Timeline Time(Out.Units);
   std::vector<Item> Items = makeItems(Out, Opts, Time);
   Out.Names = fileNames(Items, Opts.PlanDir);
@@ -354,7 +408,8 @@ bool advise(const std::vector<ProfileContext> &Contexts,
     CD.MissChance = I.Miss;
   }
   std::vector<const Item *> Worth = worthPlacing(Items, Opts, Out, Dec, D);
-  std::set<const Item *> InFast = chooseFast(Worth, Opts, Out, Time, Dec);
+  std::set<const Item *> InFast =
+      chooseFast(Items, Worth, Opts, Out, Time, Dec);
   chooseSlow(Items, InFast, Opts, Time, Dec, D);
   for (auto &[I, CD] : Dec)
     if (CD.Reason.empty())

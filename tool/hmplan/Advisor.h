@@ -35,6 +35,7 @@
 
 #include "Knapsack.h"
 #include "MemProfile.h"
+#include "Shares.h"
 #include "plan/PlanPaths.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -56,6 +57,10 @@ struct AdviseOptions {
   /// common directory (PlanPaths.h).
   std::string PlanDir;
   unsigned Profiles = 0;
+  /// The tiers' bandwidths (--bandwidth, --machine): with them the shares
+  /// follow the bandwidth model (Shares.h).
+  Bandwidths BW;
+  bool Whole = false; ///< --whole: no split entries
 };
 
 /// What one plan entry can name: a context, or several whose stacks differ
@@ -80,6 +85,10 @@ struct ContextDecision {
   double MissChance = 0;
   std::string Reason;
   unsigned FramesUsed = 0; ///< frames of its plan entry; 0: it has none
+  /// Percent of its pages in Tier (100: whole; less: a split entry, the
+  /// rest in DDR).
+  unsigned Share = 100;
+  bool Candidate = false; ///< worth placing, and an entry can name it
 };
 
 struct Advice {
@@ -90,7 +99,10 @@ struct Advice {
   uint64_t TotalAccesses = 0;
   PlanPathNamer Names; ///< how the plan (and the reports) name files
   ProfileBlindSpots Blind;
-  KnapModel Model; ///< the fast tier's choice, as the model saw it
+  KnapModel Model;    ///< the fast tier's choice, as the model saw it
+  ShareChoice Shares; ///< with shares, and the bandwidth model's times
+  Bandwidths BW;      ///< as AdviseOptions::BW
+  bool Whole = false; ///< as AdviseOptions::Whole
 };
 
 /// Decide every context and write the plan. Reports (through \p D) the

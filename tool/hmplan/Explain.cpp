@@ -40,6 +40,32 @@ std::string stackText(const ProfileContext &C, const PlanPathNamer &Names) {
   return S;
 }
 
+/// "DDR", "hbm", "hbm 75%".
+std::string decisionText(const ContextDecision &CD) {
+  if (CD.Tier.empty())
+    return "DDR";
+  return CD.Share < 100 ? CD.Tier + " " + std::to_string(CD.Share) + "%"
+                        : CD.Tier;
+}
+
+/// "1100 GB/s".
+std::string rateText(double BytesPerSecond) {
+  std::string S;
+  raw_string_ostream(S) << format("%.0f GB/s", BytesPerSecond / 1e9);
+  return S;
+}
+
+/// The bandwidth model's prediction for the plan, after the table.
+void printPrediction(const Advice &A, raw_ostream &OS) {
+  if (!A.BW.given() || A.Shares.Time <= 0)
+    return;
+  OS << format("predicted time (bandwidth model: hbm %s and ddr %s serving "
+               "at once): %.2f of all-DDR, %.2f of all-HBM (capacity aside)\n",
+               rateText(A.BW.Fast).c_str(), rateText(A.BW.Slow).c_str(),
+               A.Shares.Time / A.Shares.TimeAllSlow,
+               A.Shares.Time / A.Shares.TimeAllFast);
+}
+
 /// What the profiles could not show, after the table.
 void printBlindSpots(const Advice &A, raw_ostream &OS) {
   const ProfileBlindSpots &B = A.Blind;
@@ -92,8 +118,7 @@ void printExplanation(const Advice &A, raw_ostream &OS) {
                  double(C.Accesses) / double(std::max<uint64_t>(Peak, 1)),
                  share(C.Accesses, A.TotalAccesses).c_str(),
                  percent(CD.MissChance).c_str(),
-                 share(CD.Gain, A.TotalGain).c_str(),
-                 (CD.Tier.empty() ? std::string("DDR") : CD.Tier).c_str());
+                 share(CD.Gain, A.TotalGain).c_str(), decisionText(CD).c_str());
     OS << "     " << stackText(C, A.Names);
     if (CD.U->Stacks > 1)
       OS << " (" << CD.U->Stacks
@@ -103,10 +128,50 @@ void printExplanation(const Advice &A, raw_ostream &OS) {
       OS << "; no entry: none claims it, so malloc places it";
     OS << "\n";
   }
+  printPrediction(A, OS);
   printBlindSpots(A, OS);
 }
 
+namespace {
+
+/// With bandwidths: the predicted speed against the HBM capacity (the
+/// capacities at a tenth of the candidates' peak and up), each choice made
+/// as advise makes it (knapsack, then shares).
+void printSpeedCurve(const Advice &A, raw_ostream &OS) {
+  std::vector<ShareItem> Items;
+  std::vector<KnapItem> K;
+  std::vector<size_t> KOf;
+  Timeline Time(A.Units);
+  IntervalLoad All(Time.size());
+  for (const ContextDecision &CD : A.Decisions) {
+    const PlanUnit &U = *CD.U;
+    const ProfileContext &C = U.Sum;
+    if (CD.Candidate) {
+      K.push_back({CD.Gain, U.Usable, Time.at(C.Start), Time.at(C.End)});
+      KOf.push_back(Items.size());
+      All.add(K.back().Lo, K.back().Hi, U.Usable);
+    }
+    Items.push_back({CD.Gain, C.objectBytes(), C.objectsAtOnce() * U.Stacks,
+                     U.Usable, C.Start, C.End, CD.Candidate, !A.Whole});
+  }
+  uint64_t Peak = All.max(0, Time.size() - 1);
+  OS << "   HBM bytes  speed against all-DDR (bandwidth model)\n";
+  for (unsigned Tenth = 1; Tenth <= 10 && Peak; ++Tenth) {
+    uint64_t Cap = Peak * Tenth / 10;
+    std::vector<bool> Whole(Items.size(), false);
+    for (size_t N : chooseItems(K, Cap, Time.size()))
+      Whole[KOf[N]] = true;
+    ShareChoice C = chooseShares(Items, Whole, Cap, A.BW);
+    OS << format("%12s  %.2fx\n", humanSize(Cap).c_str(),
+                 C.Time > 0 ? C.TimeAllSlow / C.Time : 1.0);
+  }
+}
+
+} // namespace
+
 void printCurve(const Advice &A, raw_ostream &OS) {
+  if (A.BW.given())
+    printSpeedCurve(A, OS);
   // Units by gain per byte (the gains the decisions weighed); each step's
   // capacity is the peak of what is live at once so far.
   std::vector<double> GainOf(A.Units.size());

@@ -177,8 +177,9 @@ std::vector<size_t> chooseItems(const std::vector<KnapItem> &Items,
   // Greedy passes from gain per byte and moment to gain alone, each
   // improved; the best.
   std::unique_ptr<Choice> Best;
+  // Plain gain per byte first: of equal results, the first is kept.
   for (auto [Alpha, Beta] :
-       {std::pair{1.0, 1.0}, {1.0, 0.5}, {1.0, 0.0}, {0.5, 0.0}, {0.0, 0.0}}) {
+       {std::pair{1.0, 0.0}, {1.0, 0.5}, {1.0, 1.0}, {0.5, 0.0}, {0.0, 0.0}}) {
     auto C = std::make_unique<Choice>(Items, Capacity, Cuts);
     C->fill(Alpha == 1 && Beta == 0   ? Dense
             : Alpha == 0 && Beta == 0 ? Big

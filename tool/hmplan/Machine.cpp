@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "Machine.h"
 #include "plan/Kinds.h"
+#include "plan/YamlTree.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -94,6 +95,56 @@ uint64_t detectLLC(std::string &Source) {
               " such caches: a process spanning several has more, --llc "
               "sets it";
   return C->Size;
+}
+
+bool readMachineFile(StringRef Path, MachineFile &M, DiagEngine &D) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path);
+  if (!Buf) {
+    D.report(Path, Severity::Error,
+             "cannot read the machine description: " +
+                 Buf.getError().message());
+    return false;
+  }
+  unsigned Id = D.addBuffer(std::move(*Buf));
+  YamlNode Root;
+  SMLoc ErrLoc;
+  std::string Err;
+  if (!parseYamlTree(D.buffer(Id)->getMemBufferRef(), Root, ErrLoc, Err)) {
+    D.report(ErrLoc, Severity::Error, Err);
+    return false;
+  }
+  const YamlNode *Tiers = nullptr;
+  for (const YamlPair &P : Root.Pairs)
+    if (P.Key.Text == "tiers")
+      Tiers = &P.Value;
+  if (!Root.isMap() || !Tiers || !Tiers->isMap()) {
+    D.report(Root.Loc.isValid() ? Root.Loc : SMLoc(), Severity::Error,
+             "not a machine description: expected 'tiers:' (hmplan probe "
+             "writes one)");
+    return false;
+  }
+  bool OK = true;
+  for (const YamlPair &T : Tiers->Pairs)
+    for (const YamlPair &F : T.Value.Pairs) {
+      std::string Problem;
+      if (F.Key.Text == "bandwidth") {
+        double Rate = 0;
+        Problem = parseRate(F.Value.Text, Rate);
+        if (T.Key.Text == "hbm" || T.Key.Text == "hbw")
+          M.BW.Fast = Rate;
+        else if (T.Key.Text == "ddr")
+          M.BW.Slow = Rate;
+      } else if (F.Key.Text == "capacity") {
+        std::optional<uint64_t> C = parseSize(F.Value.Text, Problem);
+        if (C)
+          M.Capacity[T.Key.Text] = *C;
+      }
+      if (!Problem.empty()) {
+        D.report(F.Value.Loc, Severity::Error, Problem);
+        OK = false;
+      }
+    }
+  return OK;
 }
 
 } // namespace hmplace

@@ -14,7 +14,13 @@
 #ifndef HMPLACE_HMPLAN_MACHINE_H
 #define HMPLACE_HMPLAN_MACHINE_H
 
+#include "Shares.h"
+#include "plan/Diag.h"
+
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace hmplace {
@@ -22,6 +28,17 @@ namespace hmplace {
 /// The last-level cache of this machine in bytes, else 32 MiB; \p Source
 /// says which, and which cache (for the plan's note).
 uint64_t detectLLC(std::string &Source);
+
+/// What `hmplan advise --machine` takes from a machine description
+/// (`hmplan probe -o machine.yaml`, Probe.h): each tier's bandwidth and
+/// capacity.
+struct MachineFile {
+  Bandwidths BW;
+  std::map<std::string, uint64_t> Capacity; ///< hbm, ddr, ... -> bytes
+};
+
+/// Read \p Path; every problem is an error at its line and column.
+bool readMachineFile(llvm::StringRef Path, MachineFile &M, DiagEngine &D);
 
 } // namespace hmplace
 

@@ -152,6 +152,23 @@ static cl::opt<std::string> AdviseCapacity(
     cl::desc("Tier capacities: hbm=SIZE[,ddr=SIZE][,pmem=SIZE|cxl=SIZE] "
              "(default hbm=16GiB, one Xeon Max tile)"),
     cl::value_desc("tier=size,..."), cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<std::string> AdviseBandwidth(
+    "bandwidth",
+    cl::desc("The tiers' bandwidths, hbm=GB/s,ddr=GB/s (e.g. "
+             "hbm=1100GB/s,ddr=370GB/s): both serve at once, so a "
+             "bandwidth-bound object may be split between them"),
+    cl::value_desc("tier=rate,..."), cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<bool> AdviseWhole(
+    "whole",
+    cl::desc("Place contexts whole only: no split entries (an object's "
+             "pages in HBM and DDR in shares)"),
+    cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<std::string> AdviseMachine(
+    "machine",
+    cl::desc("A machine description from `hmplan probe`: the tiers' "
+             "bandwidths, and their capacities where --capacity does not "
+             "give them"),
+    cl::value_desc("file"), cl::sub(AdviseCmd), cl::cat(Cat));
 static cl::opt<std::string>
     AdviseLLC("llc",
               cl::desc("Last-level cache size (default: this machine's)"),
@@ -313,7 +330,7 @@ static int match(DiagEngine &D) {
       outs() << "unplanned\n";
       break;
     case Placement::Placed:
-      outs() << Pl.Entry->To.Kind->Name << " (" << Pl.Entry->To.Spelling
+      outs() << Pl.Entry->To.kindText() << " (" << Pl.Entry->To.Spelling
              << ", entry '" << Pl.Entry->key() << "' at "
              << D.describe(Pl.Entry->Loc) << ")\n";
       break;
@@ -325,10 +342,10 @@ static int match(DiagEngine &D) {
       // caller chain decides at run time.
       outs() << "decided at run time by the caller chain:";
       for (const ContextChoice &Ch : Pl.Choices)
-        outs() << " '" << Ch.Entry->key() << "' -> " << Ch.Entry->To.Kind->Name
+        outs() << " '" << Ch.Entry->key() << "' -> " << Ch.Entry->To.kindText()
                << ";";
       outs() << " otherwise "
-             << (Pl.Entry ? Pl.Entry->To.Kind->Name : "the ordinary heap")
+             << (Pl.Entry ? Pl.Entry->To.kindText() : "the ordinary heap")
              << "\n";
       break;
     }
@@ -423,19 +440,54 @@ static bool dumpModel(const KnapModel &M, DiagEngine &D) {
   return true;
 }
 
+/// The machine: LLC, bandwidths and capacities from --llc, --bandwidth,
+/// --machine (a `hmplan probe` file) and sysfs.
+static bool machineOptions(AdviseOptions &O, DiagEngine &D) {
+  if (!AdviseMachine.empty()) {
+    MachineFile M;
+    if (!readMachineFile(AdviseMachine, M, D))
+      return false;
+    O.BW = M.BW;
+    for (const auto &[Tier, Cap] : M.Capacity)
+      O.Capacity.try_emplace(Tier, Cap); // --capacity wins
+  }
+  if (!AdviseBandwidth.empty()) {
+    std::string Err = parseBandwidths(AdviseBandwidth, O.BW);
+    if (!Err.empty()) {
+      D.report(Severity::Error, "--bandwidth: " + Err);
+      return false;
+    }
+  }
+  if (!AdviseLLC.empty()) {
+    std::string Err;
+    std::optional<uint64_t> B = parseSize(AdviseLLC, Err);
+    if (!B) {
+      D.report(Severity::Error, "--llc: " + Err);
+      return false;
+    }
+    O.LLC = *B;
+    O.LLCSource = "--llc";
+  } else {
+    O.LLC = detectLLC(O.LLCSource);
+  }
+  return true;
+}
+
 static int adviseCmd(DiagEngine &D) {
   AdviseOptions O;
   O.Binary = sys::path::filename(AdviseBinary).str(); // the plan is shared
   O.Profiles = AdviseProfiles.size();
   O.MinShare = AdviseMinShare / 100;
+  O.Whole = AdviseWhole;
   O.PlanDir = outputDir();
   if (AdviseMinShare < 0 || AdviseMinShare > 100) {
     D.report(Severity::Error, "--min-share: expected a percent in [0, 100]");
     return 1;
   }
-  if (!parseCapacities(AdviseCapacity.empty() ? StringRef("hbm=16GiB")
-                                              : StringRef(AdviseCapacity),
-                       O, D))
+  bool Given = !AdviseCapacity.empty() || !AdviseMachine.empty();
+  if (!parseCapacities(
+          Given ? StringRef(AdviseCapacity) : StringRef("hbm=16GiB"), O, D) ||
+      !machineOptions(O, D))
     return 1;
   if (!O.Capacity.count("hbm") && !O.Capacity.count("hbw") &&
       !O.Capacity.count("pmem") && !O.Capacity.count("cxl")) {
@@ -443,18 +495,6 @@ static int adviseCmd(DiagEngine &D) {
              "--capacity: no tier to place in (give hbm=SIZE, or a slow "
              "tier with ddr=SIZE)");
     return 1;
-  }
-  if (!AdviseLLC.empty()) {
-    std::string Err;
-    std::optional<uint64_t> B = parseSize(AdviseLLC, Err);
-    if (!B) {
-      D.report(Severity::Error, "--llc: " + Err);
-      return 1;
-    }
-    O.LLC = *B;
-    O.LLCSource = "--llc";
-  } else {
-    O.LLC = detectLLC(O.LLCSource);
   }
   std::vector<ProfileContext> Contexts;
   ProfileBlindSpots Blind;

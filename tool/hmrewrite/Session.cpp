@@ -9,6 +9,7 @@
 #include "Rewrite.h"
 #include "Spelling.h"
 #include "plan/Decision.h"
+#include "plan/Split.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -275,7 +276,7 @@ void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
                   (Dec.Act == SiteDecision::PlaceByCallers ? "by its callers"
                    : Dec.Act == SiteDecision::KeepOnHeap
                        ? "to the ordinary heap"
-                       : allKinds()[Dec.RuntimeKind].Name) +
+                       : runtimeCodeName(Dec.RuntimeKind)) +
                   ") not rewritten: " + Why +
                   (C.Macro.empty() ? "" : " ('" + C.Macro + "')") +
                   (C.NotPlaceable.empty()

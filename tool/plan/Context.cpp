@@ -9,6 +9,7 @@
 #include "plan/Context.h"
 #include "plan/AllocFns.h"
 #include "plan/Plan.h"
+#include "plan/Split.h"
 
 #include "hmplace_frame.h" // the runtime's frame-id layout
 
@@ -136,8 +137,7 @@ std::string contextFrameText(StringRef Path, unsigned Line, unsigned Column) {
 }
 
 std::string kindConstant(int RuntimeKind) {
-  return RuntimeKind < 0 ? "HMPLACE_HEAP"
-                         : runtimeKindConstant(allKinds()[RuntimeKind]);
+  return runtimeCodeText(RuntimeKind);
 }
 
 std::string contextTableText(const SourcePos &Where,

@@ -2,6 +2,7 @@
 #include "plan/Decision.h"
 #include "plan/AllocFns.h"
 #include "plan/Kinds.h"
+#include "plan/Split.h"
 
 using namespace llvm;
 
@@ -92,11 +93,11 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
     return D;
   }
   D.Act = SiteDecision::Place;
-  D.RuntimeKind = runtimeKindIndex(K);
+  D.RuntimeKind = runtimeCode(P.Entry->To);
   D.MinSize = P.Entry->MinSize;
   D.MaxSize = P.Entry->MaxSize;
   D.Remark =
-      "placed " + At + " in " + K.Name +
+      "placed " + At + " in " + P.Entry->To.kindText() +
       (D.windowed() ? " for sizes " + windowText(D.MinSize, D.MaxSize) : "") +
       " (plan entry '" + P.Entry->key() + "')";
   return D;

@@ -40,17 +40,32 @@ struct Tier {
   llvm::SMLoc Loc;
 };
 
-/// What an entry sends its site to.
-struct Target {
+/// One share of a split target (`kind: {hbm: 75%, ddr: 25%}`).
+struct SplitPart {
   std::string Spelling; ///< as written: tier name, kind or alias
   const KindInfo *Kind = nullptr;
+  const Tier *TheTier = nullptr;
+  unsigned Percent = 0;
+};
+
+/// What an entry sends its site to: one kind, or a split of an object's
+/// pages across two or three kinds (Split.h).
+struct Target {
+  /// As written: tier name, kind or alias; for a split its canonical text
+  /// (`{hbm: 75%, ddr: 25%}`).
+  std::string Spelling;
+  /// The kind; for a split, the kind of its largest share (what an object
+  /// too small to split gets).
+  const KindInfo *Kind = nullptr;
   const Tier *TheTier = nullptr; ///< set when Spelling names a tier
-  bool isHeap() const { return Kind && Kind->isHeap(); }
-  /// Two targets are the same placement if they resolve to the same kind and
-  /// the same budget.
-  bool samePlacement(const Target &O) const {
-    return Kind == O.Kind && TheTier == O.TheTier;
-  }
+  std::vector<SplitPart> Parts;  ///< a split's shares, largest first
+  bool isHeap() const { return Kind && Kind->isHeap() && Parts.empty(); }
+  bool isSplit() const { return !Parts.empty(); }
+  /// Two targets are the same placement if they resolve to the same kinds
+  /// and shares and the same budgets.
+  bool samePlacement(const Target &O) const;
+  /// "MEMKIND_HBW" or "MEMKIND_HBW 75% + MEMKIND_REGULAR 25%".
+  std::string kindText() const;
 };
 
 struct PlanEntry {

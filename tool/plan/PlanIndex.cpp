@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "plan/Plan.h"
+#include "plan/Split.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -245,7 +246,12 @@ static bool readEntry(StringRef Body, size_t Off, Plan &P, const char *Start,
     E.Frames.push_back(std::move(*Fr));
   }
   E.To.Spelling = unescape(F[7]);
-  E.To.Kind = P.resolveKind(E.To.Spelling, &E.To.TheTier);
+  if (StringRef(E.To.Spelling).starts_with("{")) {
+    if (!parseSplitSpelling(P, E.To.Spelling, E.To).empty())
+      return false;
+  } else {
+    E.To.Kind = P.resolveKind(E.To.Spelling, &E.To.TheTier);
+  }
   if (!E.To.Kind || E.Frames.empty())
     return false;
   E.Size = unescape(F[8]);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "plan/Plan.h"
+#include "plan/Split.h"
 #include "plan/YamlTree.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -479,9 +480,14 @@ private:
             } else if (K == "kind") {
               HaveKind = true;
               E.KindLoc = loc(F);
-              auto S = scalar(F, FL, "'kind'");
-              if (!S || !resolveTarget(*S, loc(F), E.To, /*AllowTier=*/true))
-                Bad = true;
+              if (F.isMap()) {
+                if (!readSplit(F, FL, E.To))
+                  Bad = true;
+              } else {
+                auto S = scalar(F, FL, "'kind'");
+                if (!S || !resolveTarget(*S, loc(F), E.To, /*AllowTier=*/true))
+                  Bad = true;
+              }
             } else if (K == "size") {
               if (auto S = scalar(F, FL, "'size'")) {
                 std::string Err;
@@ -542,6 +548,45 @@ private:
       if (!Bad)
         P.Entries.push_back(std::move(E));
     }
+  }
+
+  /// `kind: {hbm: 75%, ddr: 25%}` (Split.h): each share's kind where it is
+  /// written, the whole at the map.
+  bool readSplit(const YamlNode &F, SMLoc FL, Target &T) {
+    SMLoc ML = F.Loc.isValid() ? F.Loc : FL;
+    bool OK = true;
+    for (const YamlPair &Pair : F.Pairs) {
+      SMLoc KL = loc(Pair.Key);
+      std::optional<std::string> Name = scalar(Pair.Key, KL, "a share's kind");
+      std::optional<std::string> Pct =
+          scalar(Pair.Value, loc(Pair.Value), "a share");
+      if (!Name || !Pct) {
+        OK = false;
+        continue;
+      }
+      Target One;
+      if (!resolveTarget(*Name, KL, One, /*AllowTier=*/true)) {
+        OK = false;
+        continue;
+      }
+      SplitPart Part;
+      Part.Spelling = *Name;
+      std::string Err = parsePercent(*Pct, Part.Percent);
+      if (!Err.empty()) {
+        error(loc(Pair.Value), Err);
+        OK = false;
+        continue;
+      }
+      T.Parts.push_back(std::move(Part));
+    }
+    if (!OK)
+      return false;
+    std::string Err = resolveSplit(P, T);
+    if (!Err.empty()) {
+      error(ML, Err);
+      return false;
+    }
+    return true;
   }
 
   /// `files: src/*.c` or `files: [src/*.c, lib/io.c]`.
@@ -901,7 +946,14 @@ bool mergeMemoryDefinitions(Plan &P, const Plan &Defs, DiagEngine &D) {
   // Entries written with a name that now is a tier take over its budget.
   for (PlanEntry &E : P.Entries) {
     const Tier *Ti;
-    if (const KindInfo *K = P.resolveKind(E.To.Spelling, &Ti)) {
+    if (E.To.isSplit())
+      for (SplitPart &Pt : E.To.Parts) {
+        if (const KindInfo *K = P.resolveKind(Pt.Spelling, &Ti)) {
+          Pt.Kind = K;
+          Pt.TheTier = Ti;
+        }
+      }
+    else if (const KindInfo *K = P.resolveKind(E.To.Spelling, &Ti)) {
       E.To.Kind = K;
       E.To.TheTier = Ti;
     }

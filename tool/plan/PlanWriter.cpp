@@ -53,6 +53,17 @@ static std::string yamlScalar(StringRef S) {
   return Q + "\"";
 }
 
+/// An entry's kind: a name, or a split as a flow map (Split.h).
+static std::string targetYaml(const Target &T) {
+  if (!T.isSplit())
+    return yamlScalar(T.Spelling);
+  std::string S = "{";
+  for (const SplitPart &Pt : T.Parts)
+    S += (S.size() > 1 ? ", " : "") + yamlScalar(Pt.Spelling) + ": " +
+         utostr(Pt.Percent) + "%";
+  return S + "}";
+}
+
 void writeYaml(const Plan &P, raw_ostream &OS) {
   OS << "version: " << P.Version << "\n";
   if (!P.Note.empty())
@@ -94,7 +105,7 @@ void writeYaml(const Plan &P, raw_ostream &OS) {
     }
     if (!E.Object.empty())
       OS << "    object: " << yamlScalar(E.Object) << "\n";
-    OS << "    kind: " << yamlScalar(E.To.Spelling) << "\n";
+    OS << "    kind: " << targetYaml(E.To) << "\n";
     if (E.MinSize)
       OS << "    min-size: " << formatSize(*E.MinSize) << "\n";
     if (E.MaxSize)
@@ -124,9 +135,10 @@ bool writeLocations(const Plan &P, raw_ostream &OS, DiagEngine &D) {
     const char *What = E.isFileSet()       ? "a set of files"
                        : E.hasWindow()     ? "a size window"
                        : !E.Object.empty() ? "an object"
+                       : E.To.isSplit()    ? "a split across kinds"
                                            : nullptr;
     if (What) {
-      D.report(E.KeyLoc, Severity::Error,
+      D.report(E.To.isSplit() ? E.KindLoc : E.KeyLoc, Severity::Error,
                "plan entry '" + E.key() + "' has " + What +
                    ", which .locations cannot say; keep the YAML plan");
       OK = false;
@@ -147,6 +159,8 @@ bool writeLocations(const Plan &P, raw_ostream &OS, DiagEngine &D) {
 }
 
 static std::string targetText(const Target &T) {
+  if (T.isSplit())
+    return T.Spelling + " (" + T.kindText() + ")";
   std::string S = T.Spelling;
   if (T.TheTier)
     S += " (tier, " + std::string(T.Kind->Name) + ")";
@@ -203,7 +217,7 @@ void writeSummary(const Plan &P, raw_ostream &OS) {
           return F.Kind == Frame::Form::Binary;
         }))
       ++Binary;
-    ByKind[E.To.Kind->Name]++;
+    ByKind[E.To.kindText()]++;
   }
   OS << P.Path << ": ok: " << formatName(P.Format) << " plan, version "
      << P.Version << "\n";

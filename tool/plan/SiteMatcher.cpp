@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "plan/AllocFns.h"
 #include "plan/Plan.h"
+#include "plan/Split.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -161,7 +162,7 @@ static ContextChoice choiceFor(const PlanEntry &E, unsigned From,
                                unsigned End) {
   ContextChoice Ch;
   Ch.Entry = &E;
-  Ch.Kind = runtimeKindIndex(*E.To.Kind);
+  Ch.Kind = runtimeCode(E.To);
   for (unsigned I = From; I < End; ++I) {
     const Frame &F = E.Frames[I];
     Ch.Callers.push_back(contextFrameId(F.File, F.Line, F.Column));
@@ -171,7 +172,7 @@ static ContextChoice choiceFor(const PlanEntry &E, unsigned From,
 }
 
 int Placement::fallbackKind() const {
-  return Entry ? runtimeKindIndex(*Entry->To.Kind) : -1;
+  return Entry ? runtimeCode(Entry->To) : -1;
 }
 
 int Placement::kindOnStack(ArrayRef<uint64_t> Noted) const {
@@ -192,7 +193,7 @@ std::string Placement::contextSummary() const {
   for (const ContextChoice &Ch : Choices)
     S += " '" + Ch.Entry->key() + "'";
   return S + "; otherwise " +
-         (Entry ? Entry->To.Kind->Name : "the ordinary heap");
+         (Entry ? Entry->To.kindText() : std::string("the ordinary heap"));
 }
 
 bool SiteMatcher::isNoted(const CallContext &C,

@@ -1,0 +1,439 @@
+/*===- split.c - one object's pages across several kinds ------------------===*
+ *
+ * A split placement (hmplace.h's HMPLACE_SPLIT: `kind: {hbm: 75%, ddr:
+ * 25%}` in a plan) gives an object's pages to kinds in shares, so that a
+ * bandwidth-bound array uses both memories at once. Why this mechanism:
+ *  - memkind serves a block from one kind; Linux's weighted interleave
+ *    (MPOL_WEIGHTED_INTERLEAVE, 6.9) takes its weights from sysfs, for the
+ *    whole system, so per-object shares need their own mechanism;
+ *  - so a split object is a mapping of its own (whole 4 MiB regions of the
+ *    placed range, owner byte SPLIT_OWNER: free finds it with the same
+ *    range check as any placed block) cut into *runs*, each mbind()-ed with
+ *    the node policy memkind gives the run's kind on the allocating thread's
+ *    CPU (policy.c). Runs go to the kinds in the order that keeps every
+ *    prefix of the object closest to the shares (the kind furthest behind
+ *    its share takes the next run), so every eighth of the object holds the
+ *    shares to within a run's share of the eighth.
+ *  - Run size: a power of two, at most 2 MiB (a huge page, aligned: the
+ *    mapping starts at a region boundary), at most an 80th of the object
+ *    (so an eighth holds ten runs or more: within 10 points), at least a
+ *    page, and large enough that an object has at most 4096 runs (each
+ *    change of policy is a kernel VMA; vm.max_map_count is 65530 by
+ *    default). Objects under 80 pages are not split: they go whole to the
+ *    kind of the largest share.
+ *  - Each part counts against its kind: allocations, bytes, live bytes,
+ *    budget. A part whose kind is unavailable here, over its budget, or off
+ *    (HMPLACE=off) keeps the default policy (first touch) and is counted as
+ *    that kind's fallback, warned once as any fallback is.
+ * Split objects are few and large: a table under one lock records them.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include "split.h"
+#include "placed.h"
+
+#include <errno.h>
+#include <numaif.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum { PAGE = HM_PAGE, MAX_PARTS = 3 };
+_Static_assert(SPLIT_IDX == MAX_SLOTS,
+               "split objects own the index past the slots");
+
+/* A split placement code, decoded. */
+struct split_code {
+  int n;
+  int kind[MAX_PARTS];
+  unsigned pct[MAX_PARTS];
+};
+
+int hm_split_decode(int code, int *kinds, unsigned *pcts) {
+  if (code <= 0 || !(code & HMPLACE_SPLIT_FLAG))
+    return 0;
+  int k2 = code >> 10 & 31;
+  unsigned p0 = (unsigned)code >> 15 & 127, p1 = (unsigned)code >> 22 & 127;
+  int n = k2 == 31 ? 2 : 3;
+  kinds[0] = code & 31;
+  kinds[1] = code >> 5 & 31;
+  kinds[2] = k2;
+  pcts[0] = p0;
+  pcts[1] = p1;
+  if (n == 2 && p0 + p1 != 100)
+    return 0;
+  if (n == 3) {
+    if (p0 + p1 >= 100)
+      return 0;
+    pcts[2] = 100 - p0 - p1;
+  }
+  for (int i = 0; i < n; ++i)
+    if (kinds[i] >= HMPLACE_KIND_COUNT || !pcts[i])
+      return 0;
+  return n;
+}
+
+static int decode(int code, struct split_code *c) {
+  return (c->n = hm_split_decode(code, c->kind, c->pct)) > 0;
+}
+
+/* The part with the largest share (the first of equals). */
+static int largest(const struct split_code *c) {
+  int best = 0;
+  for (int i = 1; i < c->n; ++i)
+    if (c->pct[i] > c->pct[best])
+      best = i;
+  return best;
+}
+
+size_t hm_split_run(size_t n) { return split_run(n); }
+
+/*--- the table of split objects ---------------------------------------------*/
+
+struct split_obj {
+  uintptr_t base;  /* 0: a free entry */
+  size_t size;     /* requested */
+  uint64_t mapped; /* whole regions */
+  int code;
+  size_t part[MAX_PARTS];          /* bytes of each part */
+  unsigned char placed[MAX_PARTS]; /* the part went to its kind */
+};
+
+/* Open addressing by base address: split objects are few and large, but
+ * free() of one must not scan them all. Base 1 marks a freed slot. */
+static struct split_obj *Objs;
+static size_t CapObjs, UsedObjs;
+static pthread_mutex_t SplitLock = PTHREAD_MUTEX_INITIALIZER;
+/* Placement codes seen, for the report. */
+enum { MAX_CODES = 32 };
+static struct {
+  int code;
+  uint64_t objects, bytes;
+} Codes[MAX_CODES];
+
+void hm_split_fork_lock(int take) { hm_take_lock(&SplitLock, take); }
+
+static size_t home(uintptr_t base) {
+  uintptr_t v = base >> HM_REGION_SHIFT;
+  return (size_t)(v * 0x9e3779b97f4a7c15ull >> 20) & (CapObjs - 1);
+}
+
+/* The entry of the object at \p base (lock held), or NULL. */
+static struct split_obj *find(uintptr_t base) {
+  if (!CapObjs)
+    return NULL;
+  for (size_t i = home(base), n = 0; n < CapObjs;
+       i = (i + 1) & (CapObjs - 1), ++n) {
+    if (Objs[i].base == base)
+      return &Objs[i];
+    if (!Objs[i].base)
+      return NULL;
+  }
+  return NULL;
+}
+
+/* Double the table (lock held); -1 without memory. */
+static int grow(void) {
+  size_t cap = CapObjs ? 2 * CapObjs : 64;
+  struct split_obj *n = calloc(cap, sizeof *n), *old = Objs;
+  if (!n)
+    return -1;
+  size_t oldcap = CapObjs;
+  Objs = n;
+  CapObjs = cap;
+  UsedObjs = 0;
+  for (size_t i = 0; i < oldcap; ++i)
+    if (old[i].base > 1) {
+      size_t j = home(old[i].base);
+      while (Objs[j].base)
+        j = (j + 1) & (cap - 1);
+      Objs[j] = old[i];
+      ++UsedObjs;
+    }
+  free(old);
+  return 0;
+}
+
+static int record(const struct split_obj *o) {
+  pthread_mutex_lock(&SplitLock);
+  if ((UsedObjs + 1) * 2 > CapObjs && grow() != 0) {
+    pthread_mutex_unlock(&SplitLock);
+    return -1;
+  }
+  size_t i = home(o->base);
+  while (Objs[i].base > 1)
+    i = (i + 1) & (CapObjs - 1);
+  if (!Objs[i].base)
+    ++UsedObjs;
+  Objs[i] = *o;
+  for (int c = 0; c < MAX_CODES; ++c)
+    if (!Codes[c].code || Codes[c].code == o->code) {
+      Codes[c].code = o->code;
+      Codes[c].objects++;
+      Codes[c].bytes += o->size;
+      break;
+    }
+  pthread_mutex_unlock(&SplitLock);
+  return 0;
+}
+
+/* Take the object at \p p out of the table into \p out; -1 if unknown. */
+static int forget(void *p, struct split_obj *out) {
+  pthread_mutex_lock(&SplitLock);
+  struct split_obj *e = (uintptr_t)p > 1 ? find((uintptr_t)p) : NULL;
+  if (e) {
+    *out = *e;
+    e->base = 1;
+  }
+  pthread_mutex_unlock(&SplitLock);
+  return e ? 0 : -1;
+}
+
+static int lookup(const void *p, struct split_obj *out) {
+  pthread_mutex_lock(&SplitLock);
+  struct split_obj *e = (uintptr_t)p > 1 ? find((uintptr_t)p) : NULL;
+  if (e)
+    *out = *e;
+  pthread_mutex_unlock(&SplitLock);
+  return e ? 0 : -1;
+}
+
+/*--- allocation -------------------------------------------------------------*/
+
+/* Which part each run goes to: the part furthest behind its share of the
+ * bytes so far. Calls \p fn for each maximal stretch of one part. */
+static void assign_runs(const struct split_code *c, uint64_t size, size_t run,
+                        void (*fn)(int part, uint64_t off, uint64_t len,
+                                   void *arg),
+                        void *arg) {
+  uint64_t got[MAX_PARTS] = {0};
+  int cur = -1;
+  uint64_t start = 0;
+  for (uint64_t off = 0; off < size; off += run) {
+    uint64_t len = size - off < run ? size - off : run, total = off + len;
+    int best = 0;
+    double behind = -1e300;
+    for (int i = 0; i < c->n; ++i) {
+      double b = (double)c->pct[i] * (double)total / 100.0 - (double)got[i];
+      if (b > behind) {
+        behind = b;
+        best = i;
+      }
+    }
+    got[best] += len;
+    if (best != cur) {
+      if (cur >= 0)
+        fn(cur, start, off - start, arg);
+      cur = best;
+      start = off;
+    }
+  }
+  if (cur >= 0)
+    fn(cur, start, size - start, arg);
+}
+
+static void add_part(int part, uint64_t off, uint64_t len, void *arg) {
+  (void)off;
+  ((size_t *)arg)[part] += len;
+}
+
+/* Whether part \p i of kind \p k may take \p bytes: not off, the kind's
+ * policy known here (into mode/mask), its budget not exceeded (the bytes
+ * are then taken from it). Counts and warns when not. */
+static int part_may_place(int k, size_t bytes, int *mode, unsigned long *mask) {
+  struct kstate *s = &hm_kinds[k];
+  if (atomic_load_explicit(&hm_off, memory_order_relaxed)) {
+    atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
+    hm_warn_off();
+    return 0;
+  }
+  char why[200] = "memkind reports it unavailable on this machine";
+  if (hm_policy_now(k, mode, mask, MAX_NODE, why, sizeof why) != 0) {
+    atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
+    if (atomic_load(&s->state) != KIND_READY) {
+      atomic_store(&s->state, KIND_UNAVAILABLE);
+      hm_kind_unavailable(k, why);
+    }
+    return 0;
+  }
+  uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
+  if (b && !reserve(s, b, bytes)) {
+    atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
+    hm_warn_budget(k);
+    return 0;
+  }
+  atomic_store(&s->state, KIND_READY);
+  return 1;
+}
+
+struct binding {
+  uintptr_t base;
+  const struct split_obj *o;
+  int mode[MAX_PARTS];
+  unsigned long mask[MAX_PARTS][MASK_WORDS];
+  int failed;
+};
+
+static void bind_part(int part, uint64_t off, uint64_t len, void *arg) {
+  struct binding *b = arg;
+  if (!b->o->placed[part] || b->mode[part] == MPOL_DEFAULT)
+    return;
+  if (mbind((void *)(b->base + off), len, b->mode[part], b->mask[part],
+            MAX_NODE, 0) != 0)
+    b->failed = errno;
+}
+
+/* Map and bind a split object of \p n bytes; NULL when it cannot be
+ * mapped (the caller falls back to the heap). */
+static void *split_map(const struct split_code *c, int code, size_t n) {
+  struct split_obj o;
+  memset(&o, 0, sizeof o);
+  o.code = code;
+  o.size = n;
+  uint64_t size = ((uint64_t)n + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+  size_t run = hm_split_run(n);
+  char why[200];
+  uintptr_t at =
+      hm_range_map_for(SPLIT_OWNER, size, &o.mapped, why, sizeof why);
+  if (!at) {
+    hm_kind_full(c->kind[largest(c)], why);
+    return NULL;
+  }
+  o.base = at;
+  assign_runs(c, size, run, add_part, o.part);
+  struct binding b = {at, &o, {0}, {{0}}, 0};
+  for (int i = 0; i < c->n; ++i)
+    o.placed[i] = o.part[i] &&
+                  part_may_place(c->kind[i], o.part[i], &b.mode[i], b.mask[i]);
+  assign_runs(c, size, run, bind_part, &b);
+  if (b.failed)
+    hm_warn("mbind of a split object's run failed (%s): its pages follow "
+            "the default policy",
+            strerror(b.failed));
+  if (record(&o) != 0) {
+    for (int i = 0; i < c->n; ++i)
+      if (o.placed[i] && atomic_load(&hm_kinds[c->kind[i]].budget))
+        atomic_fetch_sub(&hm_kinds[c->kind[i]].live, o.part[i]);
+    hm_range_unmap_chunk(at, o.mapped);
+    return NULL;
+  }
+  for (int i = 0; i < c->n; ++i)
+    if (o.placed[i]) {
+      int budgeted = atomic_load(&hm_kinds[c->kind[i]].budget) != 0;
+      account_alloc(&hm_kinds[c->kind[i]], o.part[i], o.part[i],
+                    budgeted ? o.part[i] : 0);
+    }
+  hm_track_alloc((void *)at, size);
+  return (void *)at;
+}
+
+int hm_split_whole_kind(int code, size_t n) {
+  struct split_code c;
+  if (!decode(code, &c))
+    return -1;
+  return split_splits(n) ? -2 : c.kind[largest(&c)];
+}
+
+void *hm_split_alloc(int code, size_t n) {
+  struct split_code c;
+  if (!decode(code, &c))
+    return NULL;
+  return split_map(&c, code, n);
+}
+
+/*--- free, size, owner, realloc -------------------------------------------*/
+
+void hm_split_free(void *p) {
+  struct split_obj o;
+  if (forget(p, &o) != 0)
+    return; /* not an object's start: not ours to free */
+  struct split_code c;
+  decode(o.code, &c);
+  for (int i = 0; i < c.n; ++i)
+    if (o.placed[i])
+      account_free(&hm_kinds[c.kind[i]], o.part[i]);
+  hm_track_free(p);
+  hm_range_unmap_chunk(o.base, o.mapped);
+}
+
+size_t hm_split_usable(const void *p) {
+  struct split_obj o;
+  if (lookup(p, &o) != 0)
+    return 0;
+  return (o.size + PAGE - 1) & ~(size_t)(PAGE - 1);
+}
+
+int hm_split_owner(const void *p) {
+  struct split_obj o;
+  struct split_code c;
+  if (lookup(p, &o) != 0 || !decode(o.code, &c))
+    return 0;
+  return c.kind[largest(&c)] + 1;
+}
+
+int hm_split_code_of(const void *p) {
+  struct split_obj o;
+  return lookup(p, &o) == 0 ? o.code : 0;
+}
+
+/*--- names ------------------------------------------------------------------*/
+
+const char *hm_split_name(int code) {
+  enum { NAMES = 64 };
+  static struct {
+    _Atomic int code;
+    char text[112];
+  } Names[NAMES];
+  static pthread_mutex_t NameLock = PTHREAD_MUTEX_INITIALIZER;
+  struct split_code c;
+  if (!decode(code, &c))
+    return NULL;
+  for (int i = 0; i < NAMES; ++i)
+    if (atomic_load_explicit(&Names[i].code, memory_order_acquire) == code)
+      return Names[i].text;
+  const char *out = "a split placement";
+  pthread_mutex_lock(&NameLock);
+  for (int i = 0; i < NAMES; ++i) {
+    int have = atomic_load(&Names[i].code);
+    if (have == code) {
+      out = Names[i].text;
+      break;
+    }
+    if (have)
+      continue;
+    size_t len = 0;
+    for (int p = 0; p < c.n && len < sizeof Names[i].text; ++p)
+      len += (size_t)snprintf(Names[i].text + len, sizeof Names[i].text - len,
+                              "%s%s %u%%", p ? " + " : "",
+                              hm_kind_names[c.kind[p]], c.pct[p]);
+    atomic_store_explicit(&Names[i].code, code, memory_order_release);
+    out = Names[i].text;
+    break;
+  }
+  pthread_mutex_unlock(&NameLock);
+  return out;
+}
+
+/*--- report ----------------------------------------------------------------*/
+
+int hm_split_codes(int i, int *code, uint64_t *objects, uint64_t *bytes) {
+  pthread_mutex_lock(&SplitLock);
+  int ok = i >= 0 && i < MAX_CODES && Codes[i].code;
+  if (ok) {
+    *code = Codes[i].code;
+    *objects = Codes[i].objects;
+    *bytes = Codes[i].bytes;
+  }
+  pthread_mutex_unlock(&SplitLock);
+  return ok ? 0 : -1;
+}
+
+void hm_split_each(int code, void (*fn)(void *p, size_t n, void *arg),
+                   void *arg) {
+  pthread_mutex_lock(&SplitLock);
+  for (size_t i = 0; i < CapObjs; ++i)
+    if (Objs[i].base > 1 && Objs[i].code == code)
+      fn((void *)Objs[i].base, Objs[i].size, arg);
+  pthread_mutex_unlock(&SplitLock);
+}

@@ -1,0 +1,46 @@
+/*===- split.h - one object's pages across several kinds -----------------===*
+ *
+ * split.c's interface to the rest of the runtime. A split object's regions
+ * carry the owner byte SPLIT_OWNER, so owner_of() answers SPLIT_IDX for it
+ * and the placed paths hand it here.
+ *===----------------------------------------------------------------------===*/
+#ifndef HMPLACE_SPLIT_H
+#define HMPLACE_SPLIT_H
+
+#include "hmplace_internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The region owner byte of split objects, and what owner_of() returns for
+ * them: past every slot (placed.h's MAX_SLOTS is 64). */
+enum { SPLIT_IDX = 64, SPLIT_OWNER = SPLIT_IDX + 1 };
+
+/* The parts of placement code \p code (kinds and percentages, up to 3);
+ * 0 if it is no valid split. */
+int hm_split_decode(int code, int *kinds, unsigned *pcts) HM_HIDDEN;
+/* The kind an object of \p n bytes of split \p code goes to whole (too
+ * small to split: the largest share's), -2 to split it, -1 for no split. */
+int hm_split_whole_kind(int code, size_t n) HM_HIDDEN;
+/* The run size of a split object of \p n bytes. */
+size_t hm_split_run(size_t n) HM_HIDDEN;
+/* A split object of \p n bytes, or NULL (the caller falls back). */
+void *hm_split_alloc(int code, size_t n) HM_HIDDEN;
+void hm_split_free(void *p) HM_HIDDEN;
+size_t hm_split_usable(const void *p) HM_HIDDEN;
+/* 1 + the kind of its largest share; 0 if \p p starts no split object. */
+int hm_split_owner(const void *p) HM_HIDDEN;
+/* "MEMKIND_HBW 75% + MEMKIND_REGULAR 25%" for a split code, NULL for
+ * anything else (a stable string: hmplace_kind_name returns it). */
+const char *hm_split_name(int code) HM_HIDDEN;
+/* The placement code of the object at \p p, 0 if none. */
+int hm_split_code_of(const void *p) HM_HIDDEN;
+void hm_split_fork_lock(int take) HM_HIDDEN;
+/* For the report: the i-th placement code used (objects, bytes
+ * requested), -1 past the last; and each live object of a code. */
+int hm_split_codes(int i, int *code, uint64_t *objects,
+                   uint64_t *bytes) HM_HIDDEN;
+void hm_split_each(int code, void (*fn)(void *p, size_t n, void *arg),
+                   void *arg) HM_HIDDEN;
+
+#endif
