@@ -19,8 +19,9 @@
 extern void __libc_free(void *);
 extern void *__libc_realloc(void *, size_t);
 static void bootstrap_free(void *p);
-/* Starts as bootstrap_free, so the hot path is a load and a jump, no test. */
-void (*hm_next_free)(void *) = bootstrap_free;
+/* next_free starts as bootstrap_free, so the hot path is a load and a
+ * jump, no test; the placed range is unset until range.c maps it. */
+struct hm_free_path hm_fp = {0, 0, bootstrap_free};
 static void *(*next_realloc)(void *, size_t);
 static size_t (*next_usable)(void *);
 static _Atomic int next_resolving;
@@ -71,12 +72,12 @@ void hm_heap_init(void) {
   if (ours(u))
     u = Sanitizer ? dlsym(RTLD_NEXT, "malloc_usable_size") : NULL;
   if (u)
-    __atomic_store_n(&next_usable, (size_t(*)(void *))u, __ATOMIC_RELEASE);
+    __atomic_store_n(&next_usable, (size_t (*)(void *))u, __ATOMIC_RELEASE);
   if (r)
     __atomic_store_n(&next_realloc, (void *(*)(void *, size_t))r,
                      __ATOMIC_RELEASE);
   if (f)
-    __atomic_store_n(&hm_next_free, (void (*)(void *))f, __ATOMIC_RELEASE);
+    __atomic_store_n(&hm_fp.next_free, (void (*)(void *))f, __ATOMIC_RELEASE);
 }
 
 /* Until the constructor has asked dlsym (or if it cannot answer), glibc's
@@ -99,6 +100,7 @@ size_t hm_heap_usable(void *p) {
   return f ? f(p) : 0;
 }
 #else
+struct hm_free_path hm_fp; /* the core library frees with free() itself */
 void hm_heap_init(void) {}
 void *hm_heap_realloc(void *p, size_t n) { return realloc(p, n); }
 size_t hm_heap_usable(void *p) { return malloc_usable_size(p); }

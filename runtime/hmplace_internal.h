@@ -90,8 +90,17 @@ void hm_ctx_report_json(FILE *f);
 #define HM_REGION_SHIFT 22
 #define HM_SPAN ((uint64_t)1 << 43)
 #define HM_HIDDEN __attribute__((visibility("hidden")))
-extern _Atomic uintptr_t hm_range_base HM_HIDDEN;
-extern _Atomic uintptr_t hm_range_span HM_HIDDEN;
+/* What every free() of the program reads, in one cache line (and one
+ * page): the placed range (range.c sets it) and, in libhmplace.so, the next
+ * allocator's free (heap.c). Three globals in three pages cost the
+ * non-placed free path three TLB entries. */
+struct hm_free_path {
+  _Atomic uintptr_t range_base, range_span;
+  void (*next_free)(void *); /* read and written with __atomic builtins */
+} __attribute__((aligned(64)));
+extern struct hm_free_path hm_fp HM_HIDDEN;
+#define hm_range_base (hm_fp.range_base)
+#define hm_range_span (hm_fp.range_span)
 extern _Atomic uint8_t hm_region_owner[HM_SPAN >> HM_REGION_SHIFT] HM_HIDDEN;
 /* 1 for regions memkind has handed out a block in while a report was asked
  * for (the report's page census looks there only). */

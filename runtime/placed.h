@@ -56,9 +56,9 @@
 
 #if HMPLACE_INTERPOSE
 /* The next free (glibc's, or a sanitizer's); a load and a jump, no test. */
-extern void (*hm_next_free)(void *) HM_HIDDEN;
+/* A load and a jump, no test (hm_fp: one cache line with the range). */
 static inline void heap_free(void *p) {
-  __atomic_load_n(&hm_next_free, __ATOMIC_ACQUIRE)(p);
+  __atomic_load_n(&hm_fp.next_free, __ATOMIC_ACQUIRE)(p);
 }
 #else
 static inline void heap_free(void *p) { free(p); }
@@ -334,15 +334,19 @@ static inline int slot_for(int k) {
 /* Slot of a placed pointer, or -1. Safe on any value: pointers outside the
  * range fail the first compare; inside it, regions that are not ours read 0. */
 static inline int owner_of(const void *p) {
+  /* The window is always HM_SPAN bytes (a shift, not a second load): the
+   * range itself may end a region short of it, and before it exists the
+   * base is 0; the table answers 0 (not ours) for any region of the window
+   * the runtime never mapped. */
   uintptr_t off =
       (uintptr_t)p - atomic_load_explicit(&hm_range_base, memory_order_relaxed);
-  if (__builtin_expect(
-          off < atomic_load_explicit(&hm_range_span, memory_order_relaxed), 0))
+  if (__builtin_expect(!(off >> 43), 0))
     return (int)atomic_load_explicit(&hm_region_owner[off >> HM_REGION_SHIFT],
                                      memory_order_relaxed) -
            1;
   return -1;
 }
+_Static_assert(HM_SPAN == (uint64_t)1 << 43, "owner_of's window is HM_SPAN");
 
 /* Any chunk's handle frees and measures any block of the slot: jemalloc
  * finds the arena from the pointer (fixed kinds have no memkind tcache). */

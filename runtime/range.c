@@ -40,8 +40,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-_Atomic uintptr_t hm_range_base;
-_Atomic uintptr_t hm_range_span; /* 0 until the range exists */
+/* hm_fp (heap.c defines it): range_span is 0 until the range exists. */
 _Atomic uint8_t hm_region_owner[HM_SPAN >> HM_REGION_SHIFT];
 _Atomic uint8_t hm_region_used[HM_SPAN >> HM_REGION_SHIFT];
 _Atomic uintptr_t hm_region_used_end;

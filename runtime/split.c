@@ -98,6 +98,10 @@ struct split_obj {
   int code;
   size_t part[MAX_PARTS];          /* bytes of each part */
   unsigned char placed[MAX_PARTS]; /* the part went to its kind */
+  /* Each placed part's node policy (memkind's for its kind on the CPU
+   * that allocated it): a freed object is reused only under the same. */
+  int mode[MAX_PARTS];
+  unsigned long mask[MAX_PARTS][MASK_WORDS];
 };
 
 /* Open addressing by base address: split objects are few and large, but
@@ -199,6 +203,64 @@ static int lookup(const void *p, struct split_obj *out) {
   return e ? 0 : -1;
 }
 
+/*--- freed objects kept for reuse ------------------------------------------*/
+
+/* A freed split object stays mapped, its pages where they are, for the next
+ * split allocation of the same placement and size under the same node
+ * policies: HPC codes allocate the same arrays step after step, and a fresh
+ * mapping costs a page fault per page again (measured here: 20x the
+ * allocation, first touch and free of a whole placed 32 MiB block, whose
+ * pages jemalloc keeps). At most CACHE_SLOTS objects and CACHE_BYTES; like
+ * the per-thread caches' blocks, their pages are not counted live. */
+enum { CACHE_SLOTS = 8 };
+#define CACHE_BYTES ((uint64_t)1 << 30)
+static struct split_obj Cache[CACHE_SLOTS]; /* base 0: empty */
+static uint64_t CachedBytes;
+
+/* Keep \p o for reuse (lock held); 0 if there is no room. */
+static int keep(const struct split_obj *o) {
+  if (CachedBytes + o->mapped > CACHE_BYTES)
+    return 0;
+  for (int i = 0; i < CACHE_SLOTS; ++i)
+    if (!Cache[i].base) {
+      Cache[i] = *o;
+      CachedBytes += o->mapped;
+      return 1;
+    }
+  return 0;
+}
+
+static int same_binding(const struct split_obj *a, const struct split_obj *b,
+                        int parts) {
+  for (int i = 0; i < parts; ++i)
+    if (a->placed[i] != b->placed[i] ||
+        (a->placed[i] && (a->mode[i] != b->mode[i] ||
+                          memcmp(a->mask[i], b->mask[i], sizeof a->mask[i]))))
+      return 0;
+  return 1;
+}
+
+/* A kept object for \p want (its code, size and bindings), taken out of the
+ * cache into want->base and want->mapped; 0 if none. */
+static int reuse(struct split_obj *want, int parts) {
+  pthread_mutex_lock(&SplitLock);
+  int got = 0;
+  for (int i = 0; i < CACHE_SLOTS && !got; ++i) {
+    struct split_obj *c = &Cache[i];
+    if (c->base && c->code == want->code &&
+        (c->size + PAGE - 1) / PAGE == (want->size + PAGE - 1) / PAGE &&
+        same_binding(c, want, parts)) {
+      want->base = c->base;
+      want->mapped = c->mapped;
+      CachedBytes -= c->mapped;
+      c->base = 0;
+      got = 1;
+    }
+  }
+  pthread_mutex_unlock(&SplitLock);
+  return got;
+}
+
 /*--- allocation -------------------------------------------------------------*/
 
 /* Which part each run goes to: the part furthest behind its share of the
@@ -284,8 +346,31 @@ static void bind_part(int part, uint64_t off, uint64_t len, void *arg) {
     b->failed = errno;
 }
 
-/* Map and bind a split object of \p n bytes; NULL when it cannot be
- * mapped (the caller falls back to the heap). */
+/* Map and bind a fresh split object for \p o (its parts decided); 0 when
+ * it cannot be mapped. */
+static uintptr_t map_fresh(const struct split_code *c, struct split_obj *o,
+                           uint64_t size, size_t run) {
+  char why[200];
+  uintptr_t at =
+      hm_range_map_for(SPLIT_OWNER, size, &o->mapped, why, sizeof why);
+  if (!at) {
+    hm_kind_full(c->kind[largest(c)], why);
+    return 0;
+  }
+  struct binding b = {at, o, {0}, {{0}}, 0};
+  memcpy(b.mode, o->mode, sizeof b.mode);
+  memcpy(b.mask, o->mask, sizeof b.mask);
+  assign_runs(c, size, run, bind_part, &b);
+  if (b.failed)
+    hm_warn("mbind of a split object's run failed (%s): its pages follow "
+            "the default policy",
+            strerror(b.failed));
+  return at;
+}
+
+/* A split object of \p n bytes: its parts taken from their kinds, then a
+ * kept object of the same shape, or a fresh mapping; NULL when none can be
+ * had (the caller falls back to the heap). */
 static void *split_map(const struct split_code *c, int code, size_t n) {
   struct split_obj o;
   memset(&o, 0, sizeof o);
@@ -293,29 +378,18 @@ static void *split_map(const struct split_code *c, int code, size_t n) {
   o.size = n;
   uint64_t size = ((uint64_t)n + PAGE - 1) & ~(uint64_t)(PAGE - 1);
   size_t run = hm_split_run(n);
-  char why[200];
-  uintptr_t at =
-      hm_range_map_for(SPLIT_OWNER, size, &o.mapped, why, sizeof why);
-  if (!at) {
-    hm_kind_full(c->kind[largest(c)], why);
-    return NULL;
-  }
-  o.base = at;
   assign_runs(c, size, run, add_part, o.part);
-  struct binding b = {at, &o, {0}, {{0}}, 0};
   for (int i = 0; i < c->n; ++i)
     o.placed[i] = o.part[i] &&
-                  part_may_place(c->kind[i], o.part[i], &b.mode[i], b.mask[i]);
-  assign_runs(c, size, run, bind_part, &b);
-  if (b.failed)
-    hm_warn("mbind of a split object's run failed (%s): its pages follow "
-            "the default policy",
-            strerror(b.failed));
-  if (record(&o) != 0) {
+                  part_may_place(c->kind[i], o.part[i], &o.mode[i], o.mask[i]);
+  if (!reuse(&o, c->n))
+    o.base = map_fresh(c, &o, size, run);
+  if (!o.base || record(&o) != 0) {
     for (int i = 0; i < c->n; ++i)
       if (o.placed[i] && atomic_load(&hm_kinds[c->kind[i]].budget))
         atomic_fetch_sub(&hm_kinds[c->kind[i]].live, o.part[i]);
-    hm_range_unmap_chunk(at, o.mapped);
+    if (o.base)
+      hm_range_unmap_chunk(o.base, o.mapped);
     return NULL;
   }
   for (int i = 0; i < c->n; ++i)
@@ -324,8 +398,8 @@ static void *split_map(const struct split_code *c, int code, size_t n) {
       account_alloc(&hm_kinds[c->kind[i]], o.part[i], o.part[i],
                     budgeted ? o.part[i] : 0);
     }
-  hm_track_alloc((void *)at, size);
-  return (void *)at;
+  hm_track_alloc((void *)o.base, size);
+  return (void *)o.base;
 }
 
 int hm_split_whole_kind(int code, size_t n) {
@@ -354,7 +428,11 @@ void hm_split_free(void *p) {
     if (o.placed[i])
       account_free(&hm_kinds[c.kind[i]], o.part[i]);
   hm_track_free(p);
-  hm_range_unmap_chunk(o.base, o.mapped);
+  pthread_mutex_lock(&SplitLock);
+  int kept = keep(&o);
+  pthread_mutex_unlock(&SplitLock);
+  if (!kept)
+    hm_range_unmap_chunk(o.base, o.mapped);
 }
 
 size_t hm_split_usable(const void *p) {

@@ -13,6 +13,8 @@
  *     pop around the call, hmplace_ctx_kind in the wrapper). Only when built
  *     with HmPlace.so and runtime/bench/ctx-plan.yaml (scripts/bench does);
  *     the program checks that the wrapper's blocks really are placed.
+ *  5. a whole placed 32 MiB block vs a split one (HMPLACE_SPLIT, 75% HBW,
+ *     25% REGULAR): allocation, first touch of every page, free.
  * Run with MEMKIND_HBW_NODES=0 so that HBW kinds are served here.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
@@ -83,6 +85,22 @@ static void ctx_pairs(void) {
   }
 }
 
+/* Comparison 5: BIG objects, every page written, freed. */
+enum { BIG = 32 << 20, BIG_ITERS = 16 };
+static void touch_free(char *p) {
+  memset(p, 1, BIG);
+  hmplace_free(p);
+}
+static void whole_big(void) {
+  for (int i = 0; i < BIG_ITERS; ++i)
+    touch_free(hmplace_malloc(HMPLACE_HBW, BIG));
+}
+static void split_big(void) {
+  for (int i = 0; i < BIG_ITERS; ++i)
+    touch_free(
+        hmplace_malloc(HMPLACE_SPLIT(HMPLACE_HBW, 75, HMPLACE_REGULAR), BIG));
+}
+
 /* Whether the plan took effect: the wrapper called from an unplanned line
  * stays on the heap, every block of one batch of ctx_pairs is placed. */
 static int ctx_placed(void) {
@@ -110,10 +128,11 @@ static int cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Median over rounds of t(b)/t(a), alternating which runs first. */
-static void compare(const char *what, void (*a)(void), const char *an,
-                    void (*b)(void), const char *bn, double target,
-                    const char *sense) {
+/* Median over rounds of t(b)/t(a), alternating which runs first; each
+ * variant's median time times \p scale, in \p unit. */
+static void compare_in(const char *what, void (*a)(void), const char *an,
+                       void (*b)(void), const char *bn, double target,
+                       const char *sense, double scale, const char *unit) {
   double ratios[ROUNDS], ta[ROUNDS], tb[ROUNDS];
   a(), b(); /* warm up */
   for (int r = 0; r < ROUNDS; ++r) {
@@ -129,11 +148,17 @@ static void compare(const char *what, void (*a)(void), const char *an,
   qsort(ratios, ROUNDS, sizeof(double), cmp);
   qsort(ta, ROUNDS, sizeof(double), cmp);
   qsort(tb, ROUNDS, sizeof(double), cmp);
-  double ns = 1e9 / (double)Iters;
-  printf("%-44s %-26s %6.1f ns/pair\n", what, an, ta[ROUNDS / 2] * ns);
-  printf("%-44s %-26s %6.1f ns/pair\n", "", bn, tb[ROUNDS / 2] * ns);
+  printf("%-44s %-26s %6.2f %s\n", what, an, ta[ROUNDS / 2] * scale, unit);
+  printf("%-44s %-26s %6.2f %s\n", "", bn, tb[ROUNDS / 2] * scale, unit);
   printf("%-44s ratio %.3f (median of %d, target %s %.2f)\n\n", "",
          ratios[ROUNDS / 2], ROUNDS, sense, target);
+}
+
+/* The same per alloc/free pair. */
+static void compare(const char *what, void (*a)(void), const char *an,
+                    void (*b)(void), const char *bn, double target,
+                    const char *sense) {
+  compare_in(what, a, an, b, bn, target, sense, 1e9 / (double)Iters, "ns/pair");
 }
 
 static void *thread_body(void *arg) {
@@ -198,6 +223,9 @@ int main(int argc, char **argv) {
   printf("%-44s 2 threads %6.1f Mpairs/s\n", "", t2[ROUNDS / 2] / 1e6);
   printf("%-44s scaling %.2fx (median of %d, target >= 1.80)\n\n", "",
          sc[ROUNDS / 2], ROUNDS);
+  compare_in("5. split object vs whole, 32 MiB, touched", whole_big,
+             "whole in HBW", split_big, "75% HBW + 25% REGULAR", 1.10,
+             "<=", 1e3 / BIG_ITERS, "ms/object");
   if (!ctx_placed()) {
     printf("4. (skipped: the wrapper's blocks are not placed by caller; build "
            "with HmPlace.so and runtime/bench/ctx-plan.yaml, as scripts/bench "

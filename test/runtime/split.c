@@ -3,7 +3,9 @@
 // on the address) shows the runs: HBW_PREFERRED's pages are MPOL_PREFERRED,
 // REGULAR's MPOL_BIND, INTERLEAVE's MPOL_INTERLEAVE, so on one node the
 // parts are still told apart. Checked: every eighth of a 32 MiB object
-// holds its share within 10 points; each part counts against its kind
+// holds its share within 10 points, also when a freed object's mapping is
+// reused for the next of the same placement and size; each part counts
+// against its kind
 // (allocations, live bytes, and budgets: a part over budget falls back to
 // the default policy and is counted); free and realloc (still split, same
 // shares, contents kept), calloc (zero), a three-way split, an object too
@@ -92,11 +94,23 @@ int main(int argc, char **argv) {
   EXPECT(p[n - 1] == 7 && p[0] == 7);
   eighths("realloc", p, 2 * n, MPOL_PREFERRED, 75);
   // CHECK: realloc: {{[0-9 ]+}} -> within 10 points
+  uintptr_t was = (uintptr_t)p;
   free(p);
   printf("freed: live %llu %llu\n",
          (unsigned long long)live(HMPLACE_HBW_PREFERRED),
          (unsigned long long)live(HMPLACE_REGULAR));
   // CHECK: freed: live 0 0
+  /* The same placement and size again: the freed object's mapping, kept
+   * with its pages where they are, serves it. */
+  p = hmplace_malloc(k75, 2 * n);
+  printf("again: %s, live %llu %llu\n",
+         (uintptr_t)p == was ? "reused" : "fresh",
+         (unsigned long long)live(HMPLACE_HBW_PREFERRED),
+         (unsigned long long)live(HMPLACE_REGULAR));
+  // CHECK: again: reused, live 50331648 16777216
+  eighths("reused", p, 2 * n, MPOL_PREFERRED, 75);
+  // CHECK: reused: {{[0-9 ]+}} -> within 10 points
+  free(p);
 
   char *z = hmplace_calloc(HMPLACE_SPLIT(HMPLACE_REGULAR, 60,
                                          HMPLACE_HBW_PREFERRED),
@@ -155,4 +169,4 @@ int main(int argc, char **argv) {
   return 0;
 }
 // CHECK: hmplace: split placement {{.*}}
-// CHECK: hmplace: MEMKIND_HBW_PREFERRED 75% + MEMKIND_REGULAR 25% 3 {{.*}}
+// CHECK: hmplace: MEMKIND_HBW_PREFERRED 75% + MEMKIND_REGULAR 25% 4 {{.*}}

@@ -22,6 +22,10 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
 using namespace llvm;
 using namespace hmplace;
 
@@ -556,7 +560,25 @@ static int summary(DiagEngine &D) {
   return (Records && D.errors() == 0) ? 0 : 1;
 }
 
+/// `hmplan probe ...`: runs hmplace-probe (tool/probe), installed beside
+/// the other helpers in <prefix>/libexec/hmplace, with the same arguments.
+static int probe(int argc, char **argv) {
+  std::string Self = sys::fs::getMainExecutable(argv[0], (void *)&probe);
+  SmallString<256> Helper(sys::path::parent_path(sys::path::parent_path(Self)));
+  sys::path::append(Helper, "libexec", "hmplace", "hmplace-probe");
+  std::vector<char *> Args = {Helper.data()};
+  for (int I = 2; I < argc; ++I)
+    Args.push_back(argv[I]);
+  Args.push_back(nullptr);
+  execv(Helper.c_str(), Args.data());
+  errs() << "hmplan probe: error: cannot run " << Helper << ": "
+         << std::strerror(errno) << "\n";
+  return 1;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && StringRef(argv[1]) == "probe")
+    return probe(argc, argv);
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
   cl::ParseCommandLineOptions(
@@ -575,7 +597,9 @@ int main(int argc, char **argv) {
       "  hmplan advise PROFILE... --binary APP [--capacity hbm=16GiB]\n"
       "                                a plan from LLVM MemProf profiles\n"
       "  hmplan scan SOURCE... [-o OUT] a plan from Fortran FASTMEM "
-      "directives\n");
+      "directives\n"
+      "  hmplan probe [-o FILE]        measure the NUMA nodes' bandwidth, "
+      "name the tiers\n");
   DiagEngine D(errs());
   D.setWarningsAsErrors(Strict);
   if (CheckCmd)

@@ -1,0 +1,445 @@
+/*===- probe.c - measure each NUMA node's bandwidth and name the tiers ---===*
+ *
+ * `hmplan probe` (which runs this, libexec/hmplace/hmplace-probe): users of
+ * a tiered machine learn their tiers' bandwidth by hand today (numactl
+ * --membind + STREAM). For every NUMA node with memory this measures a
+ * STREAM-like triad (a = b + s*c) run by threads on every CPU with the
+ * three arrays bound to that node, reads the node's capacity, its CPUs and
+ * what the firmware says of it (ACPI HMAT's read bandwidth in sysfs), names
+ * its tier, and writes a machine description that `hmplan advise
+ * --machine` reads:
+ *
+ *   - hbm:  memkind's high-bandwidth nodes (MEMKIND_HBW_NODES, else HMAT's
+ *     read bandwidth at least MEMKIND_HBW_THRESHOLD, 204800 MB/s by
+ *     default: memkind's own rule), or a memory-only node measured 20%
+ *     faster than the fastest node with CPUs;
+ *   - ddr:  nodes with CPUs;
+ *   - slow: other memory-only nodes (PMem, CXL).
+ *
+ * A tier's bandwidth is its nodes' summed (a process spanning the sockets
+ * uses them all), its capacity their summed memory. Bounded: each node is
+ * measured for at most --seconds (default 1), with arrays of --size bytes
+ * each (default 64 MiB, at most an eighth of the node's free memory).
+ * The best of the repetitions is the figure, as STREAM reports.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include <errno.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MAX_NODES = 64, MAX_CPUS = 1024 };
+
+struct node {
+  int id, has_cpus;
+  char cpus[256];
+  unsigned long long total, free; /* bytes */
+  double hmat_mbs;                /* HMAT read bandwidth, MB/s; 0 unknown */
+  double measured;                /* bytes/s; 0 not measured */
+  int memkind_hbw;
+  const char *tier;
+};
+
+static const char *Root = "/sys";
+static const char *Me = "hmplan probe";
+
+static void die(const char *fmt, const char *arg) {
+  fprintf(stderr, "%s: error: ", Me);
+  fprintf(stderr, fmt, arg);
+  fputc('\n', stderr);
+  exit(1);
+}
+
+/* The contents of the sysfs file Root + \p rel (without the trailing
+ * newline), or NULL. */
+static char *read_sys(const char *rel) {
+  static char buf[4096];
+  char path[512];
+  snprintf(path, sizeof path, "%s%s", Root, rel);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return NULL;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  buf[strcspn(buf, "\n")] = 0;
+  return buf;
+}
+
+/* The same for a file of node \p id's directory. */
+static char *read_node(int id, const char *file) {
+  char rel[256];
+  snprintf(rel, sizeof rel, "/devices/system/node/node%d/%s", id, file);
+  return read_sys(rel);
+}
+
+/* Whether node \p id is in the list \p list ("0-1,4"). */
+static int in_list(const char *list, int id) {
+  const char *p = list;
+  while (p && *p) {
+    char *end;
+    long a = strtol(p, &end, 10), b = a;
+    if (end == p)
+      return 0;
+    if (*end == '-')
+      b = strtol(end + 1, &end, 10);
+    if (id >= a && id <= b)
+      return 1;
+    p = *end == ',' ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+static unsigned long long meminfo(int id, const char *key) {
+  char path[512], line[256];
+  snprintf(path, sizeof path, "%s/devices/system/node/node%d/meminfo", Root,
+           id);
+  FILE *f = fopen(path, "r");
+  unsigned long long v = 0;
+  if (!f)
+    return 0;
+  while (fgets(line, sizeof line, f)) {
+    char *k = strstr(line, key);
+    if (k && sscanf(k + strlen(key), " %llu", &v) == 1)
+      break;
+  }
+  fclose(f);
+  return v * 1024;
+}
+
+/* What sysfs and memkind's rules say of node \p id. */
+static void describe(struct node *n, int id) {
+  memset(n, 0, sizeof *n);
+  n->id = id;
+  const char *c = read_node(id, "cpulist");
+  snprintf(n->cpus, sizeof n->cpus, "%s", c ? c : "");
+  n->has_cpus = n->cpus[0] != 0;
+  n->total = meminfo(id, "MemTotal:");
+  n->free = meminfo(id, "MemFree:");
+  const char *bw = read_node(id, "access0/initiators/read_bandwidth");
+  n->hmat_mbs = bw ? atof(bw) : 0;
+  const char *nodes = getenv("MEMKIND_HBW_NODES");
+  const char *th = getenv("MEMKIND_HBW_THRESHOLD");
+  double threshold = th && *th ? atof(th) : 204800;
+  n->memkind_hbw =
+      nodes && *nodes ? in_list(nodes, id) : n->hmat_mbs >= threshold;
+}
+
+/*--- the triad --------------------------------------------------------------*/
+
+struct job {
+  double *a, *b, *c;
+  size_t lo, hi;
+  int cpu, init;
+};
+
+static void *triad(void *arg) {
+  struct job *j = arg;
+  if (j->cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(j->cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  }
+  if (j->init) /* first touch by the thread that sweeps it */
+    for (size_t i = j->lo; i < j->hi; ++i)
+      j->a[i] = 0, j->b[i] = 1, j->c[i] = 2;
+  else
+    for (size_t i = j->lo; i < j->hi; ++i)
+      j->a[i] = j->b[i] + 3.0 * j->c[i];
+  return NULL;
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* One parallel pass over the arrays (init or triad); its time. */
+static double pass(double *a, double *b, double *c, size_t n, int *cpus,
+                   int ncpu, int init) {
+  pthread_t th[MAX_CPUS];
+  struct job jobs[MAX_CPUS];
+  double t = now();
+  for (int i = 0; i < ncpu; ++i) {
+    jobs[i] = (struct job){a,
+                           b,
+                           c,
+                           n * (size_t)i / (size_t)ncpu,
+                           n * (size_t)(i + 1) / (size_t)ncpu,
+                           cpus[i],
+                           init};
+    pthread_create(&th[i], NULL, triad, &jobs[i]);
+  }
+  for (int i = 0; i < ncpu; ++i)
+    pthread_join(th[i], NULL);
+  return now() - t;
+}
+
+/* The best triad bandwidth (bytes/s) with arrays of \p bytes bound to node
+ * \p id, for at most \p seconds; 0 and why on failure. */
+static double measure(int id, size_t bytes, double seconds, int *cpus, int ncpu,
+                      char *why, size_t whylen) {
+  size_t n = bytes / sizeof(double);
+  double *arr[3] = {0};
+  unsigned long mask[MAX_NODES / (8 * sizeof(unsigned long)) + 1] = {0};
+  mask[id / (8 * sizeof(unsigned long))] = 1ul << (id % (8 * sizeof(long)));
+  double best = 0;
+  for (int k = 0; k < 3; ++k) {
+    arr[k] = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (arr[k] == MAP_FAILED) {
+      snprintf(why, whylen, "cannot map %zu bytes: %s", bytes, strerror(errno));
+      arr[k] = NULL;
+      goto out;
+    }
+    if (mbind(arr[k], bytes, MPOL_BIND, mask, MAX_NODES, MPOL_MF_STRICT)) {
+      snprintf(why, whylen, "cannot bind memory to it: %s", strerror(errno));
+      goto out;
+    }
+  }
+  pass(arr[0], arr[1], arr[2], n, cpus, ncpu, 1);
+  double start = now();
+  for (int rep = 0; rep < 3 || now() - start < seconds; ++rep) {
+    double t = pass(arr[0], arr[1], arr[2], n, cpus, ncpu, 0);
+    double bw = 3.0 * (double)bytes / t;
+    if (bw > best)
+      best = bw;
+    if (rep >= 2 && now() - start >= seconds)
+      break;
+  }
+out:
+  for (int k = 0; k < 3; ++k)
+    if (arr[k])
+      munmap(arr[k], bytes);
+  return best;
+}
+
+/*--- naming and output ------------------------------------------------------*/
+
+static void name_tiers(struct node *nodes, int count) {
+  double ddr_best = 0;
+  for (int i = 0; i < count; ++i)
+    if (nodes[i].has_cpus && nodes[i].measured > ddr_best)
+      ddr_best = nodes[i].measured;
+  for (int i = 0; i < count; ++i) {
+    struct node *n = &nodes[i];
+    if (n->memkind_hbw)
+      n->tier = "hbm";
+    else if (n->has_cpus)
+      n->tier = "ddr";
+    else if (ddr_best > 0 && n->measured > 1.2 * ddr_best)
+      n->tier = "hbm";
+    else
+      n->tier = "slow";
+  }
+}
+
+static void size_text(char *buf, size_t n, unsigned long long b) {
+  if (b >= 1ull << 30)
+    snprintf(buf, n, "%.1fGiB", (double)b / (double)(1ull << 30));
+  else
+    snprintf(buf, n, "%lluMiB", b >> 20);
+}
+
+static void write_yaml(FILE *f, struct node *nodes, int count, size_t bytes,
+                       double seconds) {
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  fprintf(f,
+          "# hmplan probe: a STREAM-like triad per NUMA node (arrays of %zu "
+          "MiB, at most %.1f s a node, threads on every CPU); for hmplan "
+          "advise --machine\n",
+          bytes >> 20, seconds);
+  fprintf(f, "machine: 1\nhost: \"%s\"\nnodes:\n", host);
+  for (int i = 0; i < count; ++i) {
+    struct node *n = &nodes[i];
+    char cap[32];
+    size_text(cap, sizeof cap, n->total);
+    fprintf(f, "  - node: %d\n    cpus: \"%s\"\n    capacity: %s\n", n->id,
+            n->cpus, cap);
+    if (n->measured > 0)
+      fprintf(f, "    bandwidth: %.1fGB/s\n", n->measured / 1e9);
+    if (n->hmat_mbs > 0)
+      fprintf(f, "    hmat-read-bandwidth: %.0fMB/s\n", n->hmat_mbs);
+    fprintf(f, "    memkind: %s\n    tier: %s\n",
+            n->memkind_hbw ? "high bandwidth" : "other", n->tier);
+  }
+  fprintf(f, "tiers:\n");
+  const char *tiers[] = {"hbm", "ddr", "slow"};
+  for (int t = 0; t < 3; ++t) {
+    double bw = 0;
+    unsigned long long cap = 0;
+    char list[256] = "";
+    size_t len = 0;
+    for (int i = 0; i < count; ++i)
+      if (!strcmp(nodes[i].tier, tiers[t])) {
+        bw += nodes[i].measured;
+        cap += nodes[i].total;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%d",
+                                len ? ", " : "", nodes[i].id);
+      }
+    if (!len)
+      continue;
+    char c[32];
+    size_text(c, sizeof c, cap);
+    fprintf(f, "  %s: {", tiers[t]);
+    if (bw > 0)
+      fprintf(f, "bandwidth: %.1fGB/s, ", bw / 1e9);
+    fprintf(f, "capacity: %s, nodes: [%s]}\n", c, list);
+  }
+}
+
+/*--- main ------------------------------------------------------------------*/
+
+static unsigned long long parse_size(const char *s) {
+  char *end;
+  double v = strtod(s, &end);
+  unsigned long long m = 1;
+  if (*end == 'K' || *end == 'k')
+    m = 1ull << 10, ++end;
+  else if (*end == 'M')
+    m = 1ull << 20, ++end;
+  else if (*end == 'G')
+    m = 1ull << 30, ++end;
+  if (*end == 'i' && end[1] == 'B')
+    end += 2;
+  else if (*end == 'B')
+    ++end;
+  if (end == s || *end || v <= 0)
+    die("--size: '%s' is not a size (64MiB, 1GiB, ...)", s);
+  return (unsigned long long)(v * (double)m);
+}
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: hmplan probe [-o FILE] [--nodes LIST] [--size BYTES] "
+          "[--seconds S] [--no-measure]\n"
+          "  measure each NUMA node's bandwidth (a triad bound to it) and "
+          "capacity,\n  name the tiers, and write a machine description "
+          "for hmplan advise --machine\n");
+}
+
+/* The CPUs this process may run on, into cpus; their number. */
+static int allowed_cpus(int *cpus) {
+  cpu_set_t set;
+  int n = 0;
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return 0;
+  for (int c = 0; c < CPU_SETSIZE && n < MAX_CPUS; ++c)
+    if (CPU_ISSET(c, &set))
+      cpus[n++] = c;
+  return n;
+}
+
+int main(int argc, char **argv) {
+  const char *out = NULL, *want = NULL;
+  unsigned long long size = 64ull << 20;
+  double seconds = 1.0;
+  int measure_on = 1;
+  const char *root = getenv("HMPLACE_SYSFS");
+  if (root && *root)
+    Root = root;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "-o") && v)
+      out = v, ++i;
+    else if (!strcmp(a, "--nodes") && v)
+      want = v, ++i;
+    else if (!strcmp(a, "--size") && v)
+      size = parse_size(v), ++i;
+    else if (!strcmp(a, "--seconds") && v) {
+      char *end;
+      seconds = strtod(v, &end);
+      if (end == v || *end || seconds <= 0 || seconds > 600)
+        die("--seconds: '%s' is not a time from 0 to 600 seconds", v);
+      ++i;
+    } else if (!strcmp(a, "--no-measure"))
+      measure_on = 0;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage();
+      return 0;
+    } else {
+      usage();
+      die("unknown or incomplete option '%s'", a);
+    }
+  }
+  const char *online = read_sys("/devices/system/node/online");
+  if (!online)
+    die("%s: no NUMA nodes in sysfs (/devices/system/node/online)", Root);
+  char on[256];
+  snprintf(on, sizeof on, "%s", online);
+  if (want) /* every node asked for must exist */
+    for (const char *p = want; *p;) {
+      char *end;
+      long id = strtol(p, &end, 10);
+      if (end == p || id < 0 || id >= MAX_NODES)
+        die("--nodes: '%s' is not a list of node numbers (0,1 or 0-3)", want);
+      long hi = id;
+      if (*end == '-')
+        hi = strtol(end + 1, &end, 10);
+      for (long n = id; n <= hi; ++n)
+        if (!in_list(on, (int)n)) {
+          char msg[300];
+          snprintf(msg, sizeof msg, "node %ld: no such NUMA node (online: %s)",
+                   n, on);
+          die("%s", msg);
+        }
+      p = *end == ',' ? end + 1 : end;
+      if (*end && *end != ',')
+        die("--nodes: '%s' is not a list of node numbers (0,1 or 0-3)", want);
+    }
+  struct node nodes[MAX_NODES];
+  int count = 0, cpus[MAX_CPUS], ncpu = allowed_cpus(cpus);
+  if (!ncpu)
+    ncpu = 1, cpus[0] = -1;
+  for (int id = 0; id < MAX_NODES; ++id) {
+    if (!in_list(on, id) || (want && !in_list(want, id)))
+      continue;
+    describe(&nodes[count], id);
+    if (!nodes[count].total) {
+      fprintf(stderr, "%s: note: node %d has no memory: skipped\n", Me, id);
+      continue;
+    }
+    if (measure_on) {
+      size_t bytes = size;
+      if (nodes[count].free && bytes > nodes[count].free / 8)
+        bytes = (size_t)(nodes[count].free / 8);
+      char why[256] = "";
+      nodes[count].measured =
+          measure(id, bytes, seconds, cpus, ncpu, why, sizeof why);
+      if (!nodes[count].measured) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "node %d: %s", id, why);
+        die("%s", msg);
+      }
+    }
+    ++count;
+  }
+  name_tiers(nodes, count);
+  FILE *f = stdout;
+  char tmp[4096];
+  if (out) {
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)getpid());
+    if (!(f = fopen(tmp, "w")))
+      die("cannot write '%s'", out);
+  }
+  write_yaml(f, nodes, count, size, seconds);
+  if (out) {
+    if (fclose(f) != 0 || rename(tmp, out) != 0) {
+      unlink(tmp);
+      die("cannot write '%s'", out);
+    }
+    fprintf(stderr, "%s: %d node%s; machine description written to %s\n", Me,
+            count, count == 1 ? "" : "s", out);
+  }
+  return 0;
+}
