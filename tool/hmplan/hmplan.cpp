@@ -452,6 +452,11 @@ static bool machineOptions(AdviseOptions &O, DiagEngine &D) {
     if (!readMachineFile(AdviseMachine, M, D))
       return false;
     O.BW = M.BW;
+    if (!M.BW.given() && AdviseBandwidth.empty())
+      D.report(AdviseMachine, Severity::Warning,
+               "no bandwidth for both an hbm and a ddr tier: the bandwidth "
+               "model is off (contexts whole, and shares only to fill the "
+               "capacity)");
     for (const auto &[Tier, Cap] : M.Capacity)
       O.Capacity.try_emplace(Tier, Cap); // --capacity wins
   }

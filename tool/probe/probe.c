@@ -3,8 +3,11 @@
  * `hmplan probe` (which runs this, libexec/hmplace/hmplace-probe): users of
  * a tiered machine learn their tiers' bandwidth by hand today (numactl
  * --membind + STREAM). For every NUMA node with memory this measures a
- * STREAM-like triad (a = b + s*c) run by threads on every CPU with the
- * three arrays bound to that node, reads the node's capacity, its CPUs and
+ * STREAM-like triad (a = b + s*c) with the three arrays bound to that node,
+ * run by a thread on each CPU of the node's socket (the CPUs of the nodes
+ * nearest it by the firmware's distances, as `numactl --cpunodebind=S
+ * --membind=N` STREAM is run; a memory-only HBM node's CPUs are its
+ * socket's), reads the node's capacity, its CPUs and
  * what the firmware says of it (ACPI HMAT's read bandwidth in sysfs), names
  * its tier, and writes a machine description that `hmplan advise
  * --machine` reads:
@@ -16,11 +19,12 @@
  *   - ddr:  nodes with CPUs;
  *   - slow: other memory-only nodes (PMem, CXL).
  *
- * A tier's bandwidth is its nodes' summed (a process spanning the sockets
- * uses them all), its capacity their summed memory. Bounded: each node is
- * measured for at most --seconds (default 1), with arrays of --size bytes
- * each (default 64 MiB, at most an eighth of the node's free memory).
- * The best of the repetitions is the figure, as STREAM reports.
+ * A tier's bandwidth is what a process using all its nodes gets: nodes
+ * nearest the same CPUs measured together (interleaved), those groups
+ * summed (the sockets work at once); its capacity is their summed memory.
+ *Bounded: each node is measured for at most --seconds (default 1), with arrays
+ *of --size bytes each (default 64 MiB, at most an eighth of the node's free
+ *memory). The best of the repetitions is the figure, as STREAM reports.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +43,7 @@ enum { MAX_NODES = 64, MAX_CPUS = 1024 };
 struct node {
   int id, has_cpus;
   char cpus[256];
+  char from[256];                 /* the CPUs the triad ran on */
   unsigned long long total, free; /* bytes */
   double hmat_mbs;                /* HMAT read bandwidth, MB/s; 0 unknown */
   double measured;                /* bytes/s; 0 not measured */
@@ -183,14 +188,19 @@ static double pass(double *a, double *b, double *c, size_t n, int *cpus,
   return now() - t;
 }
 
-/* The best triad bandwidth (bytes/s) with arrays of \p bytes bound to node
- * \p id, for at most \p seconds; 0 and why on failure. */
-static double measure(int id, size_t bytes, double seconds, int *cpus, int ncpu,
-                      char *why, size_t whylen) {
+/* The best triad bandwidth (bytes/s) with arrays of \p bytes bound to the
+ * node \p ids[0] (interleaved over the \p nids nodes when several), run by
+ * a thread on each of \p cpus, for at most \p seconds; 0 and why on
+ * failure. */
+static double measure(const int *ids, int nids, size_t bytes, double seconds,
+                      int *cpus, int ncpu, char *why, size_t whylen) {
   size_t n = bytes / sizeof(double);
   double *arr[3] = {0};
   unsigned long mask[MAX_NODES / (8 * sizeof(unsigned long)) + 1] = {0};
-  mask[id / (8 * sizeof(unsigned long))] = 1ul << (id % (8 * sizeof(long)));
+  for (int i = 0; i < nids; ++i)
+    mask[ids[i] / (8 * sizeof(unsigned long))] |=
+        1ul << (ids[i] % (8 * sizeof(long)));
+  int mode = nids > 1 ? MPOL_INTERLEAVE : MPOL_BIND;
   double best = 0;
   for (int k = 0; k < 3; ++k) {
     arr[k] = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -200,7 +210,7 @@ static double measure(int id, size_t bytes, double seconds, int *cpus, int ncpu,
       arr[k] = NULL;
       goto out;
     }
-    if (mbind(arr[k], bytes, MPOL_BIND, mask, MAX_NODES, MPOL_MF_STRICT)) {
+    if (mbind(arr[k], bytes, mode, mask, MAX_NODES, MPOL_MF_STRICT)) {
       snprintf(why, whylen, "cannot bind memory to it: %s", strerror(errno));
       goto out;
     }
@@ -222,7 +232,71 @@ out:
   return best;
 }
 
+/* The CPUs nearest node \p id: those of the nodes with CPUs at the least
+ * distance from it (node \p id's own, when it has CPUs), among the \p
+ * nall allowed ones; into \p out, their number. All allowed CPUs when the
+ * distances are unknown or name none of them. */
+static int nearest_cpus(int id, const char *online, const int *all, int nall,
+                        int *out) {
+  char *d = read_node(id, "distance");
+  int dist[MAX_NODES], best = -1, k = 0;
+  for (int i = 0; i < MAX_NODES; ++i)
+    dist[i] = -1;
+  for (char *p = d; p && *p;) { /* one figure per online node, in order */
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p)
+      break;
+    while (k < MAX_NODES && !in_list(online, k))
+      ++k;
+    if (k < MAX_NODES)
+      dist[k++] = (int)v;
+    p = end;
+  }
+  int n = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int node = 0; node < MAX_NODES; ++node) {
+      const char *cl = dist[node] >= 0 ? read_node(node, "cpulist") : NULL;
+      if (!cl || !*cl)
+        continue;
+      if (pass == 0 && (best < 0 || dist[node] < best))
+        best = dist[node];
+      else if (pass == 1 && dist[node] == best)
+        for (int c = 0; c < nall; ++c)
+          if (all[c] >= 0 && in_list(cl, all[c]) && n < MAX_CPUS)
+            out[n++] = all[c];
+    }
+  if (!n) {
+    memcpy(out, all, sizeof *all * (size_t)nall);
+    n = nall;
+  }
+  return n;
+}
+
+/* \p cpus as a list ("0-3,8"). */
+static void cpu_list(char *buf, size_t len, const int *cpus, int n) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int i = 0; i < n && at < len; ++i) {
+    int j = i;
+    while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+      ++j;
+    if (cpus[i] < 0)
+      at += (size_t)snprintf(buf + at, len - at, "%sany", at ? "," : "");
+    else if (j > i)
+      at += (size_t)snprintf(buf + at, len - at, "%s%d-%d", at ? "," : "",
+                             cpus[i], cpus[j]);
+    else
+      at +=
+          (size_t)snprintf(buf + at, len - at, "%s%d", at ? "," : "", cpus[i]);
+    i = j;
+  }
+}
+
 /*--- naming and output ------------------------------------------------------*/
+
+enum { NTIERS = 3 };
+static const char *const Tiers[NTIERS] = {"hbm", "ddr", "slow"};
 
 static void name_tiers(struct node *nodes, int count) {
   double ddr_best = 0;
@@ -249,39 +323,37 @@ static void size_text(char *buf, size_t n, unsigned long long b) {
     snprintf(buf, n, "%lluMiB", b >> 20);
 }
 
-static void write_yaml(FILE *f, struct node *nodes, int count, size_t bytes,
-                       double seconds) {
+static void write_yaml(FILE *f, const struct node *nodes, int count,
+                       const double *tier_bw, size_t bytes, double seconds) {
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   fprintf(f,
           "# hmplan probe: a STREAM-like triad per NUMA node (arrays of %zu "
-          "MiB, at most %.1f s a node, threads on every CPU); for hmplan "
-          "advise --machine\n",
+          "MiB, at most %.1f s a node, a thread on each CPU of its socket); "
+          "for hmplan advise --machine\n",
           bytes >> 20, seconds);
   fprintf(f, "machine: 1\nhost: \"%s\"\nnodes:\n", host);
   for (int i = 0; i < count; ++i) {
-    struct node *n = &nodes[i];
+    const struct node *n = &nodes[i];
     char cap[32];
     size_text(cap, sizeof cap, n->total);
     fprintf(f, "  - node: %d\n    cpus: \"%s\"\n    capacity: %s\n", n->id,
             n->cpus, cap);
     if (n->measured > 0)
-      fprintf(f, "    bandwidth: %.1fGB/s\n", n->measured / 1e9);
+      fprintf(f, "    bandwidth: %.1fGB/s\n    measured-from: \"%s\"\n",
+              n->measured / 1e9, n->from);
     if (n->hmat_mbs > 0)
       fprintf(f, "    hmat-read-bandwidth: %.0fMB/s\n", n->hmat_mbs);
     fprintf(f, "    memkind: %s\n    tier: %s\n",
             n->memkind_hbw ? "high bandwidth" : "other", n->tier);
   }
   fprintf(f, "tiers:\n");
-  const char *tiers[] = {"hbm", "ddr", "slow"};
-  for (int t = 0; t < 3; ++t) {
-    double bw = 0;
+  for (int t = 0; t < NTIERS; ++t) {
     unsigned long long cap = 0;
     char list[256] = "";
     size_t len = 0;
     for (int i = 0; i < count; ++i)
-      if (!strcmp(nodes[i].tier, tiers[t])) {
-        bw += nodes[i].measured;
+      if (!strcmp(nodes[i].tier, Tiers[t]) && len < sizeof list) {
         cap += nodes[i].total;
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%d",
                                 len ? ", " : "", nodes[i].id);
@@ -290,9 +362,9 @@ static void write_yaml(FILE *f, struct node *nodes, int count, size_t bytes,
       continue;
     char c[32];
     size_text(c, sizeof c, cap);
-    fprintf(f, "  %s: {", tiers[t]);
-    if (bw > 0)
-      fprintf(f, "bandwidth: %.1fGB/s, ", bw / 1e9);
+    fprintf(f, "  %s: {", Tiers[t]);
+    if (tier_bw[t] > 0)
+      fprintf(f, "bandwidth: %.1fGB/s, ", tier_bw[t] / 1e9);
     fprintf(f, "capacity: %s, nodes: [%s]}\n", c, list);
   }
 }
@@ -339,107 +411,199 @@ static int allowed_cpus(int *cpus) {
   return n;
 }
 
-int main(int argc, char **argv) {
-  const char *out = NULL, *want = NULL;
-  unsigned long long size = 64ull << 20;
-  double seconds = 1.0;
-  int measure_on = 1;
-  const char *root = getenv("HMPLACE_SYSFS");
-  if (root && *root)
-    Root = root;
+struct options {
+  const char *out, *want;
+  unsigned long long size;
+  double seconds;
+  int measure;
+};
+
+static void read_options(int argc, char **argv, struct options *o) {
+  *o = (struct options){NULL, NULL, 64ull << 20, 1.0, 1};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "-o") && v)
-      out = v, ++i;
+      o->out = v, ++i;
     else if (!strcmp(a, "--nodes") && v)
-      want = v, ++i;
+      o->want = v, ++i;
     else if (!strcmp(a, "--size") && v)
-      size = parse_size(v), ++i;
+      o->size = parse_size(v), ++i;
     else if (!strcmp(a, "--seconds") && v) {
       char *end;
-      seconds = strtod(v, &end);
-      if (end == v || *end || seconds <= 0 || seconds > 600)
+      o->seconds = strtod(v, &end);
+      if (end == v || *end || o->seconds <= 0 || o->seconds > 600)
         die("--seconds: '%s' is not a time from 0 to 600 seconds", v);
       ++i;
     } else if (!strcmp(a, "--no-measure"))
-      measure_on = 0;
+      o->measure = 0;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage();
-      return 0;
+      exit(0);
     } else {
       usage();
       die("unknown or incomplete option '%s'", a);
     }
   }
+}
+
+/* Every node of --nodes \p want must be online (\p on). */
+static void check_wanted(const char *want, const char *on) {
+  for (const char *p = want; *p;) {
+    char *end;
+    long id = strtol(p, &end, 10);
+    if (end == p || id < 0 || id >= MAX_NODES)
+      die("--nodes: '%s' is not a list of node numbers (0,1 or 0-3)", want);
+    long hi = id;
+    if (*end == '-')
+      hi = strtol(end + 1, &end, 10);
+    for (long n = id; n <= hi; ++n)
+      if (!in_list(on, (int)n)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "node %ld: no such NUMA node (online: %s)", n,
+                 on);
+        die("%s", msg);
+      }
+    p = *end == ',' ? end + 1 : end;
+    if (*end && *end != ',')
+      die("--nodes: '%s' is not a list of node numbers (0,1 or 0-3)", want);
+  }
+}
+
+/* The triad's array size for nodes \p ids: --size, at most an eighth of the
+ * free memory of the smallest. */
+static size_t array_bytes(const struct options *o, const struct node *nodes,
+                          const int *idx, int n) {
+  size_t bytes = o->size;
+  for (int i = 0; i < n; ++i)
+    if (nodes[idx[i]].free && bytes > nodes[idx[i]].free / 8)
+      bytes = (size_t)(nodes[idx[i]].free / 8);
+  return bytes;
+}
+
+/* Measure the nodes \p idx (of \p nodes) together, from the CPUs nearest the
+ * first; exits naming them on failure. */
+static double measure_nodes(const struct options *o, const struct node *nodes,
+                            const int *idx, int n, const char *on,
+                            const int *cpus, int ncpu) {
+  int ids[MAX_NODES], near[MAX_CPUS];
+  for (int i = 0; i < n; ++i)
+    ids[i] = nodes[idx[i]].id;
+  int nnear = nearest_cpus(ids[0], on, cpus, ncpu, near);
+  char why[256] = "";
+  double bw = measure(ids, n, array_bytes(o, nodes, idx, n), o->seconds, near,
+                      nnear, why, sizeof why);
+  if (!bw) {
+    char msg[400];
+    snprintf(msg, sizeof msg, "node %d: %s", ids[0], why);
+    die("%s", msg);
+  }
+  return bw;
+}
+
+/* A tier's bandwidth as a process using it all gets it: its nodes grouped
+ * by the CPUs nearest them (a socket's), each group measured together
+ * (interleaved over its nodes, from its CPUs: two HBM nodes of one socket
+ * share that socket's cores), the groups summed (sockets work at once). */
+static double tier_bandwidth(const struct options *o, const struct node *nodes,
+                             int count, const char *tier, const char *on,
+                             const int *cpus, int ncpu) {
+  double sum = 0;
+  int done[MAX_NODES] = {0};
+  for (int i = 0; i < count; ++i) {
+    if (done[i] || strcmp(nodes[i].tier, tier) || nodes[i].measured <= 0)
+      continue;
+    int group[MAX_NODES], n = 0;
+    for (int j = i; j < count; ++j)
+      if (!done[j] && !strcmp(nodes[j].tier, tier) &&
+          !strcmp(nodes[j].from, nodes[i].from) && nodes[j].measured > 0)
+        group[n++] = j, done[j] = 1;
+    if (n == 1) {
+      sum += nodes[i].measured;
+      continue;
+    }
+    double bw = measure_nodes(o, nodes, group, n, on, cpus, ncpu);
+    char list[256] = "";
+    size_t len = 0;
+    for (int k = 0; k < n && len < sizeof list; ++k)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%d",
+                              k ? ", " : "", nodes[group[k]].id);
+    fprintf(stderr,
+            "%s: note: %s nodes %s share CPUs %s: measured together "
+            "(interleaved), %.1fGB/s\n",
+            Me, tier, list, nodes[i].from, bw / 1e9);
+    sum += bw;
+  }
+  return sum;
+}
+
+/* Describe (and measure) every online node of --nodes; their number. */
+static int probe_nodes(const struct options *o, const char *on,
+                       struct node *nodes, const int *cpus, int ncpu) {
+  int count = 0;
+  for (int id = 0; id < MAX_NODES; ++id) {
+    if (!in_list(on, id) || (o->want && !in_list(o->want, id)))
+      continue;
+    struct node *n = &nodes[count];
+    describe(n, id);
+    if (!n->total) {
+      fprintf(stderr, "%s: note: node %d has no memory: skipped\n", Me, id);
+      continue;
+    }
+    if (o->measure) {
+      int near[MAX_CPUS], nnear = nearest_cpus(id, on, cpus, ncpu, near);
+      cpu_list(n->from, sizeof n->from, near, nnear);
+      n->measured = measure_nodes(o, nodes, &count, 1, on, cpus, ncpu);
+    }
+    ++count;
+  }
+  return count;
+}
+
+/* Write the description to --o (through a temporary file: all or
+ * nothing) or stdout. */
+static void output(const struct options *o, const struct node *nodes, int count,
+                   const double *tier_bw) {
+  FILE *f = stdout;
+  char tmp[4096];
+  if (o->out) {
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", o->out, (int)getpid());
+    if (!(f = fopen(tmp, "w")))
+      die("cannot write '%s'", o->out);
+  }
+  write_yaml(f, nodes, count, tier_bw, o->size, o->seconds);
+  if (o->out) {
+    if (fclose(f) != 0 || rename(tmp, o->out) != 0) {
+      unlink(tmp);
+      die("cannot write '%s'", o->out);
+    }
+    fprintf(stderr, "%s: %d node%s; machine description written to %s\n", Me,
+            count, count == 1 ? "" : "s", o->out);
+  }
+}
+
+int main(int argc, char **argv) {
+  struct options o;
+  const char *root = getenv("HMPLACE_SYSFS");
+  if (root && *root)
+    Root = root;
+  read_options(argc, argv, &o);
   const char *online = read_sys("/devices/system/node/online");
   if (!online)
     die("%s: no NUMA nodes in sysfs (/devices/system/node/online)", Root);
   char on[256];
   snprintf(on, sizeof on, "%s", online);
-  if (want) /* every node asked for must exist */
-    for (const char *p = want; *p;) {
-      char *end;
-      long id = strtol(p, &end, 10);
-      if (end == p || id < 0 || id >= MAX_NODES)
-        die("--nodes: '%s' is not a list of node numbers (0,1 or 0-3)", want);
-      long hi = id;
-      if (*end == '-')
-        hi = strtol(end + 1, &end, 10);
-      for (long n = id; n <= hi; ++n)
-        if (!in_list(on, (int)n)) {
-          char msg[300];
-          snprintf(msg, sizeof msg, "node %ld: no such NUMA node (online: %s)",
-                   n, on);
-          die("%s", msg);
-        }
-      p = *end == ',' ? end + 1 : end;
-      if (*end && *end != ',')
-        die("--nodes: '%s' is not a list of node numbers (0,1 or 0-3)", want);
-    }
-  struct node nodes[MAX_NODES];
-  int count = 0, cpus[MAX_CPUS], ncpu = allowed_cpus(cpus);
+  if (o.want)
+    check_wanted(o.want, on);
+  static struct node nodes[MAX_NODES];
+  int cpus[MAX_CPUS], ncpu = allowed_cpus(cpus);
   if (!ncpu)
     ncpu = 1, cpus[0] = -1;
-  for (int id = 0; id < MAX_NODES; ++id) {
-    if (!in_list(on, id) || (want && !in_list(want, id)))
-      continue;
-    describe(&nodes[count], id);
-    if (!nodes[count].total) {
-      fprintf(stderr, "%s: note: node %d has no memory: skipped\n", Me, id);
-      continue;
-    }
-    if (measure_on) {
-      size_t bytes = size;
-      if (nodes[count].free && bytes > nodes[count].free / 8)
-        bytes = (size_t)(nodes[count].free / 8);
-      char why[256] = "";
-      nodes[count].measured =
-          measure(id, bytes, seconds, cpus, ncpu, why, sizeof why);
-      if (!nodes[count].measured) {
-        char msg[400];
-        snprintf(msg, sizeof msg, "node %d: %s", id, why);
-        die("%s", msg);
-      }
-    }
-    ++count;
-  }
+  int count = probe_nodes(&o, on, nodes, cpus, ncpu);
   name_tiers(nodes, count);
-  FILE *f = stdout;
-  char tmp[4096];
-  if (out) {
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)getpid());
-    if (!(f = fopen(tmp, "w")))
-      die("cannot write '%s'", out);
-  }
-  write_yaml(f, nodes, count, size, seconds);
-  if (out) {
-    if (fclose(f) != 0 || rename(tmp, out) != 0) {
-      unlink(tmp);
-      die("cannot write '%s'", out);
-    }
-    fprintf(stderr, "%s: %d node%s; machine description written to %s\n", Me,
-            count, count == 1 ? "" : "s", out);
-  }
+  double tier_bw[NTIERS] = {0};
+  for (int t = 0; t < NTIERS; ++t)
+    tier_bw[t] = tier_bandwidth(&o, nodes, count, Tiers[t], on, cpus, ncpu);
+  output(&o, nodes, count, tier_bw);
   return 0;
 }
