@@ -439,8 +439,12 @@ static const char *kind_label(int k) {
 
 void hm_ctx_report_text(FILE *f) {
   pthread_mutex_lock(&TableLock);
+  int w = 22; /* the kind column: a split's name is longer */
+  for (struct ctx_stats *s = AllStats; s; s = s->next)
+    if ((int)strlen(kind_label(s->kind)) > w)
+      w = (int)strlen(kind_label(s->kind));
   if (AllStats)
-    fprintf(f, "hmplace: %-40s %-22s %8s %12s\n", "call-stack entry", "kind",
+    fprintf(f, "hmplace: %-40s %-*s %8s %12s\n", "call-stack entry", w, "kind",
             "objects", "bytes");
   /* Oldest first: the list is built by prepending. */
   size_t n = 0;
@@ -453,7 +457,7 @@ void hm_ctx_report_text(FILE *f) {
   for (i = 0; order && i < n; ++i) {
     struct ctx_stats *s = order[i];
     uint64_t o = atomic_load(&s->objects);
-    fprintf(f, "hmplace: %-40s %-22s %8llu %12llu%s\n", s->key,
+    fprintf(f, "hmplace: %-40s %-*s %8llu %12llu%s\n", s->key, w,
             kind_label(s->kind), (unsigned long long)o,
             (unsigned long long)atomic_load(&s->bytes),
             o ? "" : "  (never ran)");

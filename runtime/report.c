@@ -218,6 +218,8 @@ static void split_report(FILE *f, int json) {
                 "objects", "requested", "pages by node (live objects)");
       fprintf(f, "hmplace: %-44s %8llu %11s ", name,
               (unsigned long long)objects, human(bytes, b1, sizeof b1));
+      if (!r.blocks)
+        fprintf(f, " - (none live)");
       for (int nd = 0; nd < MAXNODES; ++nd)
         if (r.pages[nd])
           fprintf(f, " node%d:%llu", nd, (unsigned long long)r.pages[nd]);

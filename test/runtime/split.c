@@ -169,4 +169,4 @@ int main(int argc, char **argv) {
   return 0;
 }
 // CHECK: hmplace: split placement {{.*}}
-// CHECK: hmplace: MEMKIND_HBW_PREFERRED 75% + MEMKIND_REGULAR 25% 4 {{.*}}
+// CHECK: hmplace: MEMKIND_HBW_PREFERRED 75% + MEMKIND_REGULAR 25% 4 {{.*}} - (none live)
