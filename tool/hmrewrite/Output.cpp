@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Output.h"
+#include "plan/PlanPaths.h"
 
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/Support/FileSystem.h"
@@ -317,19 +318,35 @@ bool exportFixes(const RewriteSession &S, StringRef Dir, DiagEngine &D,
   return OK;
 }
 
-static std::string frameText(const SourcePos &P) {
-  return displayPath(P.File) + ":" + std::to_string(P.Line) + ":" +
-         std::to_string(P.Column);
+/// The listing's paths are a plan's (tool/plan/PlanPaths.h): relative to
+/// the plan's directory, or to the files' common directory, so that the
+/// listing applies in any checkout and from any build directory.
+static PlanPathNamer listingNames(const RewriteSession &S, StringRef PlanDir) {
+  std::vector<std::string> Files;
+  for (const CallRecord *C : S.allocationSites())
+    Files.push_back(C->Key.File);
+  for (const CallRecord *C : S.containerSites())
+    Files.push_back(C->Key.File);
+  for (const CallRecord *C : S.callerSites())
+    Files.push_back(C->Key.File);
+  llvm::sort(Files);
+  Files.erase(std::unique(Files.begin(), Files.end()), Files.end());
+  return PlanPathNamer(PlanDir, Files);
 }
 
 void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
-                   raw_ostream &OS) {
+                   StringRef PlanDir, raw_ostream &OS) {
+  PlanPathNamer Names = listingNames(S, PlanDir);
+  auto frameText = [&](const SourcePos &P) {
+    return Names.name(P.File) + ":" + std::to_string(P.Line) + ":" +
+           std::to_string(P.Column);
+  };
   // A listing with files missing must not pass for the whole program: it
   // says so at the top (and hmrewrite exits non-zero).
   if (!S.failedFiles().empty()) {
     OS << "# INCOMPLETE: these files did not compile and are not listed:\n";
     for (const std::string &F : S.failedFiles())
-      OS << "#   " << F << "\n";
+      OS << "#   " << displayPath(F) << "\n";
   }
   OS << "version: 1\n";
   // What a plan can use is listed: sites, sites in macro bodies (which

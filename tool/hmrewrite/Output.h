@@ -26,9 +26,11 @@ bool exportFixes(const RewriteSession &S, llvm::StringRef Dir, DiagEngine &D,
 /// A plan skeleton with every allocation site, targeting \p Kind. With
 /// \p Depth > 1 also, for each site, the chains of its callers in the
 /// processed files (by function name) up to \p Depth frames, as `stack:`
-/// entries, so that objects reached through wrappers can be planned.
+/// entries, so that objects reached through wrappers can be planned. Paths
+/// are named for a plan in \p PlanDir (tool/plan/PlanPaths.h).
 void printSiteList(const RewriteSession &S, llvm::StringRef Kind,
-                   unsigned Depth, llvm::raw_ostream &OS);
+                   unsigned Depth, llvm::StringRef PlanDir,
+                   llvm::raw_ostream &OS);
 
 } // namespace hmplace
 

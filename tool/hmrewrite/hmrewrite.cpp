@@ -20,6 +20,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 
 #include <set>
 
@@ -43,6 +44,12 @@ static cl::opt<bool> ListSites(
     "list-sites",
     cl::desc("Print every allocation site as a skeleton plan and exit"),
     cl::cat(Cat));
+static cl::opt<std::string> ListOutput(
+    "o",
+    cl::desc("With --list-sites: write the listing to this file (its paths "
+             "relative to the file's directory; default: standard output, "
+             "paths relative to the current directory)"),
+    cl::value_desc("file"), cl::cat(Cat));
 static cl::opt<std::string>
     ListKind("list-kind",
              cl::desc("Kind written for each site by --list-sites (default: "
@@ -126,6 +133,36 @@ static std::string runtimeIncludeDir(const char *Argv0) {
   return HMPLACE_RUNTIME_INCLUDE_DIR;
 }
 
+/// --list-sites: the listing to -o (all or nothing: through a temporary
+/// file) or standard output.
+static bool listSites(const RewriteSession &S, DiagEngine &D) {
+  SmallString<256> Dir;
+  sys::fs::current_path(Dir);
+  if (ListOutput.empty()) {
+    printSiteList(S, ListKind, ListDepth, Dir, outs());
+    return true;
+  }
+  SmallString<256> Out(ListOutput);
+  sys::fs::make_absolute(Out);
+  sys::path::remove_dots(Out, /*remove_dot_dot=*/true);
+  std::string Tmp = (Out + ".tmp").str();
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Tmp, EC, sys::fs::OF_Text);
+    if (EC) {
+      D.report(ListOutput, Severity::Error, "cannot write: " + EC.message());
+      return false;
+    }
+    printSiteList(S, ListKind, ListDepth, sys::path::parent_path(Out), OS);
+  }
+  if (std::error_code EC = sys::fs::rename(Tmp, Out)) {
+    D.report(ListOutput, Severity::Error, "cannot write: " + EC.message());
+    sys::fs::remove(Tmp);
+    return false;
+  }
+  return true;
+}
+
 int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
   auto Opts =
@@ -148,6 +185,11 @@ int main(int argc, const char **argv) {
     }
     if (!(ThePlan = PlanSource::open(PlanPath, D)))
       return 1;
+  }
+  if (!ListOutput.empty() && !ListSites) {
+    D.report(Severity::Error, "-o is for --list-sites (the rewrite goes to "
+                              "standard output as a diff, or -i)");
+    return 1;
   }
   if (InPlace && !ExportFixes.empty()) {
     D.report(Severity::Error, "-i and --export-fixes are exclusive");
@@ -218,10 +260,8 @@ int main(int argc, const char **argv) {
     if (!NoCommand.count(F))
       D.report(F, Severity::Error, "does not compile; not rewritten");
 
-  if (ListSites) {
-    printSiteList(S, ListKind, ListDepth, outs());
-    return S.failedFiles().empty() ? 0 : 1;
-  }
+  if (ListSites)
+    return listSites(S, D) && S.failedFiles().empty() ? 0 : 1;
   // Files that do not compile are left out; the others are still written.
   // Any other error (a plan problem, or a warning under --strict) means
   // nothing is written at all.
