@@ -59,6 +59,10 @@ struct NoteSite {
   /// and the second part's frame.
   unsigned EndBegin = 0, EndEnd = 0, Frame2Begin = 0, Frame2End = 0;
   std::string Callee; ///< the function called, if direct
+  /// The call provably cannot allocate (Harmless.h): a note would change
+  /// nothing, so none is written (HmPlace.so's note around it finds no
+  /// allocation either).
+  bool CannotAllocate = false;
   /// --list-sites: a call that makes a standard container allocate
   /// (`std::vector<double>::resize`); its key is the user frame of a
   /// container entry.

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Callers.h"
+#include "Harmless.h"
 #include "Rewrite.h"
 #include "Spelling.h"
 
@@ -239,33 +240,29 @@ static bool inStatementPosition(const Stmt *S, const DynTypedNode &Parent,
   return false;
 }
 
-/// A call in \p Root, other than \p Noted and calls written at the same
-/// site key, whose evaluation could allocate: a function call (not a
-/// builtin that is no library function), a constructor or destructor that
-/// is not trivial, a new- or delete-expression. Null if there is none.
+/// A call in \p Root, other than \p Noted and the calls HmPlace.so notes
+/// with it (those at the same site key: written in the same macro use),
+/// whose evaluation could allocate: a function call, a constructor or
+/// destructor, a new- or delete-expression, unless \p H proves it cannot
+/// (Harmless.h). Null if there is none.
 static const Stmt *otherCall(const Stmt *Root, const Expr *Noted,
-                             SourceLocation NotedUse, ASTContext &Ctx) {
+                             ASTContext &Ctx, HarmlessCalls &H) {
   SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation NotedKey = SM.getExpansionLoc(Noted->getExprLoc());
   SmallVector<const Stmt *, 32> Work{Root};
   while (!Work.empty()) {
     const Stmt *S = Work.pop_back_val();
     if (!S)
       continue;
-    bool Calls = false;
-    if (const auto *CE = dyn_cast<CallExpr>(S)) {
-      const FunctionDecl *FD = CE->getDirectCallee();
-      unsigned ID = FD ? FD->getBuiltinID() : 0;
-      Calls =
-          CE != Noted && !(ID && !Ctx.BuiltinInfo.isPredefinedLibFunction(ID));
-    } else if (const auto *CC = dyn_cast<CXXConstructExpr>(S)) {
-      Calls = CC != Noted && !CC->getConstructor()->isTrivial();
-    } else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(S)) {
-      Calls = !BT->getTemporary()->getDestructor()->isTrivial();
-    } else if (isa<CXXNewExpr, CXXDeleteExpr>(S)) {
-      Calls = true;
-    }
-    if (Calls && SM.getExpansionLoc(S->getBeginLoc()) != NotedUse)
+    if (S != Noted &&
+        isa<CallExpr, CXXConstructExpr, CXXBindTemporaryExpr, CXXNewExpr,
+            CXXDeleteExpr>(S) &&
+        SM.getExpansionLoc(cast<Expr>(S)->getExprLoc()) != NotedKey &&
+        !H.node(S))
       return S;
+    // Default arguments are evaluated where the call is.
+    if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(S))
+      Work.push_back(DA->getExpr());
     // Unevaluated operands run nothing.
     if (isa<UnaryExprOrTypeTraitExpr>(S) && S != Root)
       continue;
@@ -551,6 +548,8 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   else if (Callee && Callee->getIdentifier())
     R.note().Callee = Callee->getName().str();
 
+  R.note().CannotAllocate = !Wrapped && L.harmless().node(CE);
+
   // A constructor of a variable: the declaration is what gets wrapped; of a
   // member in an initializer list: its first argument.
   const DeclStmt *DeclOf = nullptr;
@@ -690,7 +689,7 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
           (AR.isTokenRange() ? Lexer::MeasureTokenLength(AR.getEnd(), SM, LO)
                              : 0);
       for (const Expr *A : Construct->arguments())
-        if (const Stmt *X = otherCall(A, CE, Use.getBegin(), Ctx)) {
+        if (const Stmt *X = otherCall(A, CE, Ctx, L.harmless())) {
           R.note().NoteProblem =
               "its arguments call " + describeCall(X, Ctx) +
               ", which would run inside the note, while HmPlace.so notes "
@@ -718,6 +717,11 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
     CharSourceRange X = SM.getExpansionRange(SR);
     return X.getBegin() == Use.getBegin() && X.getEnd() == Use.getEnd();
   };
+  // A statement of the block that the text to wrap begins (all of them,
+  // when that text is one macro use).
+  auto Begins = [&](const Stmt *St) {
+    return SM.getExpansionLoc(St->getBeginLoc()) == Use.getBegin();
+  };
   for (;;) {
     DynTypedNodeList Ps = Ctx.getParents(Node);
     if (Ps.empty() || !Inside(Ps[0].getSourceRange()))
@@ -734,6 +738,12 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
     std::optional<Token> T = Lexer::findNextToken(Use.getEnd(), SM, LO);
     return T && T->is(tok::semi);
   };
+  // A declaration that a macro use begins ends at the ';' written after it.
+  auto EndsAtSemi = [&](const Stmt *St) {
+    std::optional<Token> T = Lexer::findNextToken(Use.getEnd(), SM, LO);
+    return isa<DeclStmt>(St) && T && T->is(tok::semi) &&
+           St->getEndLoc() == T->getLocation();
+  };
 
   const Stmt *Evaluated = nullptr; // what runs inside the wrapper
   if (const auto *VD = Node.get<VarDecl>()) {
@@ -748,12 +758,28 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
              SM.getExpansionLoc(DS->getBeginLoc()) != Use.getBegin())
       R.note().NoteProblem = "its macro use is only part of a declaration";
     R.note().Form = NoteSite::NoteDecl;
-    Evaluated = DS;
+    Evaluated = G.empty() ? nullptr : G[0].get<CompoundStmt>();
     (void)VD;
   } else if (!WholeUse) {
-    R.note().NoteProblem =
-        "its macro use expands to more than one expression or "
-        "statement";
+    // A macro use that is several statements of a block (`DECL(A, n);` as
+    // `double *A; A = alloc(n);`): all of them, with the names they
+    // declare kept in scope (checked below with the others).
+    SmallVector<const Stmt *, 4> Sts;
+    if (const auto *CS = Parent.get<CompoundStmt>())
+      for (const Stmt *St : CS->body())
+        if (Begins(St))
+          Sts.push_back(St);
+    if (Sts.empty() ||
+        !Lexer::isAtStartOfMacroExpansion(Sts.front()->getBeginLoc(), SM, LO) ||
+        !(Lexer::isAtEndOfMacroExpansion(Sts.back()->getEndLoc(), SM, LO) ||
+          EndsAtSemi(Sts.back())))
+      R.note().NoteProblem =
+          "its macro use expands to more than one expression or "
+          "statement";
+    else if (!NextTokenIsSemi())
+      R.note().NoteProblem = "its macro use ends a statement without a ';'";
+    R.note().Form = NoteSite::NoteDecl;
+    Evaluated = Parent.get<CompoundStmt>();
   } else if (const auto *E = Node.get<Expr>();
              E && !inStatementPosition(E, Parent, Ctx)) {
     R.note().Form = NoteSite::NoteExpr;
@@ -776,8 +802,20 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
     R.note().NoteProblem = "its macro use is not an expression, statement or "
                            "declaration";
   }
-  if (Evaluated && R.note().NoteProblem.empty())
-    if (const Stmt *X = otherCall(Evaluated, CE, Use.getBegin(), Ctx))
+  // A block stands for its statements written in the macro use.
+  SmallVector<const Stmt *, 4> Run;
+  if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Evaluated);
+      CS && R.note().Form == NoteSite::NoteDecl) {
+    for (const Stmt *St : CS->body())
+      if (Begins(St))
+        Run.push_back(St);
+  } else if (Evaluated) {
+    Run.push_back(Evaluated);
+  }
+  for (const Stmt *St : Run)
+    if (const Stmt *X = R.note().NoteProblem.empty()
+                            ? otherCall(St, CE, Ctx, L.harmless())
+                            : nullptr)
       R.note().NoteProblem =
           "the text to wrap also calls " + describeCall(X, Ctx) +
           ", which would run inside the note, while HmPlace.so notes the "

@@ -14,6 +14,7 @@
 #define HMPLACE_HMREWRITE_EDITLOCATOR_H
 
 #include "CallRecord.h"
+#include "Harmless.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
@@ -76,6 +77,8 @@ public:
   const RewriteSession &session() const { return S; }
 
   clang::ASTContext &context() const { return Ctx; }
+  /// Which calls of this translation unit cannot allocate (Harmless.h).
+  HarmlessCalls &harmless() { return Harmless; }
   clang::SourceManager &sourceManager() const { return SM; }
 
 private:
@@ -84,6 +87,7 @@ private:
   const RewriteSession &S;
   mutable PathNormalizer Norm;
   llvm::DenseMap<clang::FileID, FileFacts> Facts;
+  HarmlessCalls Harmless{Ctx};
 };
 
 } // namespace hmplace

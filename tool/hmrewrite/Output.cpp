@@ -226,56 +226,64 @@ static void crashPoint() {
 }
 
 bool writeInPlace(const RewriteSession &S, DiagEngine &D,
-                  const std::set<std::string> &Skip) {
+                  const std::set<std::string> &Skip,
+                  std::set<std::string> *NotWritten) {
+  auto WriteOne = [&](const std::string &File, StringRef New) {
+    // Write beside the file, then rename over it: readers and a crash see
+    // either the old or the new content, never a mix. A symbolic link
+    // (a source shared between mini-apps) is written through: the real
+    // file changes and the link stays a link.
+    SmallString<256> Real;
+    std::string Target = File;
+    if (!sys::fs::real_path(File, Real))
+      Target = Real.str().str();
+    SmallString<256> Tmp;
+    int FD;
+    std::string Model = Target + ".hmrewrite-%%%%%%";
+    if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Tmp)) {
+      D.report(File, Severity::Error, "cannot write: " + EC.message());
+      return false;
+    }
+    crashPoint();
+    {
+      raw_fd_ostream Out(FD, /*shouldClose=*/true);
+      Out << New.substr(0, New.size() / 2);
+      Out.flush();
+      crashPoint();
+      Out << New.substr(New.size() / 2);
+      Out.close();
+      if (Out.has_error()) {
+        D.report(File, Severity::Error,
+                 "cannot write: " + Out.error().message());
+        Out.clear_error();
+        sys::fs::remove(Tmp);
+        return false;
+      }
+    }
+    if (auto Perm = sys::fs::getPermissions(Target))
+      sys::fs::setPermissions(Tmp, *Perm);
+    // Ownership too, where we may (root rewriting a user's tree).
+    sys::fs::file_status St;
+    if (!sys::fs::status(Target, St) &&
+        (St.getUser() != ::geteuid() || St.getGroup() != ::getegid()))
+      (void)::chown(Tmp.c_str(), St.getUser(), St.getGroup());
+    if (std::error_code EC = sys::fs::rename(Tmp, Target)) {
+      D.report(File, Severity::Error, "cannot replace: " + EC.message());
+      sys::fs::remove(Tmp);
+      return false;
+    }
+    crashPoint();
+    return true;
+  };
   return forEachChangedFile(
       S, D,
       [&](const std::string &File, StringRef, StringRef New,
           const tooling::Replacements &) {
-        // Write beside the file, then rename over it: readers and a crash see
-        // either the old or the new content, never a mix. A symbolic link
-        // (a source shared between mini-apps) is written through: the real
-        // file changes and the link stays a link.
-        SmallString<256> Real;
-        std::string Target = File;
-        if (!sys::fs::real_path(File, Real))
-          Target = Real.str().str();
-        SmallString<256> Tmp;
-        int FD;
-        std::string Model = Target + ".hmrewrite-%%%%%%";
-        if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Tmp)) {
-          D.report(File, Severity::Error, "cannot write: " + EC.message());
-          return false;
-        }
-        crashPoint();
-        {
-          raw_fd_ostream Out(FD, /*shouldClose=*/true);
-          Out << New.substr(0, New.size() / 2);
-          Out.flush();
-          crashPoint();
-          Out << New.substr(New.size() / 2);
-          Out.close();
-          if (Out.has_error()) {
-            D.report(File, Severity::Error,
-                     "cannot write: " + Out.error().message());
-            Out.clear_error();
-            sys::fs::remove(Tmp);
-            return false;
-          }
-        }
-        if (auto Perm = sys::fs::getPermissions(Target))
-          sys::fs::setPermissions(Tmp, *Perm);
-        // Ownership too, where we may (root rewriting a user's tree).
-        sys::fs::file_status St;
-        if (!sys::fs::status(Target, St) &&
-            (St.getUser() != ::geteuid() || St.getGroup() != ::getegid()))
-          (void)::chown(Tmp.c_str(), St.getUser(), St.getGroup());
-        if (std::error_code EC = sys::fs::rename(Tmp, Target)) {
-          D.report(File, Severity::Error, "cannot replace: " + EC.message());
-          sys::fs::remove(Tmp);
-          return false;
-        }
-        crashPoint();
-        return true;
+        if (WriteOne(File, New))
+          return true;
+        if (NotWritten)
+          NotWritten->insert(File);
+        return false;
       },
       Skip);
 }

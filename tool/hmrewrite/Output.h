@@ -16,9 +16,11 @@ namespace hmplace {
 bool printDiff(const RewriteSession &S, llvm::raw_ostream &OS, DiagEngine &D);
 /// Rewrite files in place; each through a temporary file and a rename, so a
 /// failure leaves the original intact.
-/// Files in \p Skip are left as they are.
+/// Files in \p Skip are left as they are; those that cannot be written go
+/// to \p NotWritten.
 bool writeInPlace(const RewriteSession &S, DiagEngine &D,
-                  const std::set<std::string> &Skip = {});
+                  const std::set<std::string> &Skip = {},
+                  std::set<std::string> *NotWritten = nullptr);
 /// clang-tidy style Diagnostics YAML, one file per edited source, for
 /// clang-apply-replacements.
 bool exportFixes(const RewriteSession &S, llvm::StringRef Dir, DiagEngine &D,

@@ -30,14 +30,14 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
             Wanted ? wrapperPrefix(C.Note->Form, Arg) : "");
     addEdit(C.EditFile, C.Note->InnerEnd, C.Note->WrapEnd - C.Note->InnerEnd,
             Wanted ? ")" : "");
-    ++(Wanted ? NumReframed : NumUnnoted);
+    ++(Wanted ? tally(C.EditFile).Reframed : tally(C.EditFile).Unnoted);
     return;
   }
   if (Wanted) {
     // The call moved (lines added above it), or the container entries
     // under it changed: the argument follows.
     if (withoutSpace(C.Note->FirstText) == withoutSpace(Arg)) {
-      ++NumAlreadyNoted;
+      ++tally(C.EditFile).AlreadyNoted;
       return;
     }
     addEdit(C.EditFile, C.Note->FirstBegin,
@@ -45,7 +45,7 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
     if (C.Note->Form == NoteSite::NoteBlock)
       addEdit(C.EditFile, C.Note->Frame2Begin,
               C.Note->Frame2End - C.Note->Frame2Begin, frameText(C.Key));
-    ++NumReframed;
+    ++tally(C.EditFile).Reframed;
     return;
   }
   if (C.Note->Form == NoteSite::NoteBlock) {
@@ -59,7 +59,7 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
     addEdit(C.EditFile, C.Note->InnerEnd, C.Note->WrapEnd - C.Note->InnerEnd,
             "");
   }
-  ++NumUnnoted;
+  ++tally(C.EditFile).Unnoted;
   if (Remarks)
     D.report(C.Key.str(), Severity::Remark,
              "call at " + C.Key.str() +
@@ -87,12 +87,12 @@ void RewriteSession::reconcilePlaced(const CallRecord &C,
                          : kindArgument(Dec.RuntimeKind);
     if (Ours && Editable && withoutSpace(C.KindArgText) != withoutSpace(Want)) {
       addEdit(C.EditFile, C.KindArgOffset, C.KindArgText.size(), Want);
-      ++NumRekinded;
+      ++tally(C.EditFile).Rekinded;
       if (Remarks)
         D.report(C.Key.str(), Severity::Remark, Dec.Remark);
       return;
     }
-    ++NumAlreadyPlaced;
+    ++tally(C.EditFile).AlreadyPlaced;
     return;
   }
   if (!Ours || !Editable)
@@ -115,7 +115,7 @@ void RewriteSession::reconcilePlaced(const CallRecord &C,
     addEdit(C.EditFile, C.KindArgOffset, C.AfterKindOffset - C.KindArgOffset,
             "");
   }
-  ++NumUnplaced;
+  ++tally(C.EditFile).Unplaced;
   if (Remarks)
     D.report(C.Key.str(), Severity::Remark,
              Twine(C.Fn->Name) + " at " + C.Key.str() +

@@ -126,10 +126,11 @@ public:
   /// Every allocation call found, in file order (for --list-sites).
   std::vector<const CallRecord *> allocationSites() const;
   /// The run's one summary line (without the "hmrewrite: " prefix): what
-  /// was placed, noted and changed, and the plan entries not applied.
-  /// \p LeftAlone: changed files that were not written (they would not
-  /// compile).
-  std::string summary(unsigned LeftAlone = 0) const;
+  /// was placed, noted and changed in the files written, the plan entries
+  /// not applied, and the files not written. \p NotWritten: changed files
+  /// left as they were, and why ("left as before: ...").
+  std::string
+  summary(const std::map<std::string, std::string> &NotWritten = {}) const;
   /// Allocation calls in inactive preprocessor branches of edited files.
   unsigned skippedCount() const;
   /// The files each main file's TU read (absolute), by main file.
@@ -207,9 +208,22 @@ private:
   /// Plan entries that place nothing although a call they name was found:
   /// the call or a caller frame could not be edited, entries conflict.
   std::set<const PlanEntry *> NotApplied;
-  unsigned NumPlaced = 0, NumDispatch = 0, NumNoted = 0, NumAlreadyPlaced = 0,
-           NumRekinded = 0, NumUnplaced = 0, NumAlreadyNoted = 0,
-           NumReframed = 0, NumUnnoted = 0, NumToHeap = 0;
+  /// What was done, by file: the summary counts only the files written.
+  struct Tally {
+    unsigned Placed = 0, Dispatch = 0, Noted = 0, AlreadyPlaced = 0,
+             Rekinded = 0, Unplaced = 0, AlreadyNoted = 0, Reframed = 0,
+             Unnoted = 0, ToHeap = 0;
+    void add(const Tally &O);
+  };
+  std::map<std::string, Tally, std::less<>> Tallies;
+  Tally &tally(llvm::StringRef File) {
+    auto It = Tallies.find(File);
+    return It != Tallies.end() ? It->second : Tallies[File.str()];
+  }
+  /// Files whose edits overlap (a fault of the rewriter): left as they
+  /// are, the others written; and the errors reported for them.
+  std::set<std::string> Conflicted;
+  unsigned ConflictErrors = 0;
   bool Remarks = false, Verbose = false, DispatchFrees = false;
 };
 

@@ -161,8 +161,18 @@ void RewriteSession::addEdit(StringRef File, unsigned Offset, unsigned Length,
   Same.push_back({&FileIt->first, Offset, Length, Text.str()});
   tooling::Replacement R(File, Offset, Length, Text);
   if (Error E = Reps.add(R)) {
-    D.report(File, Severity::Error,
-             "internal: overlapping edits: " + toString(std::move(E)));
+    // A fault of the rewriter: this file is left as it is, the others are
+    // still written.
+    std::string Why = toString(std::move(E));
+    if (Conflicted.insert(File.str()).second) {
+      D.report(File, Severity::Error,
+               "not rewritten: two of its edits overlap (an hmrewrite "
+               "fault; please report it): " +
+                   StringRef(Why)
+                       .take_until([](char C) { return C == '\n'; })
+                       .str());
+      ++ConflictErrors;
+    }
   }
 }
 
@@ -233,6 +243,14 @@ void RewriteSession::noteCaller(const CallRecord &C,
     NotApplied.insert(Through.begin(), Through.end());
     return;
   }
+  if (C.Note->CannotAllocate) {
+    if (Remarks)
+      D.report(C.Key.str(), Severity::Remark,
+               "call at " + C.Key.str() +
+                   " cannot allocate (its callee's code allocates nothing): "
+                   "no note needed");
+    return;
+  }
   const char *Why = nullptr;
   if (!C.Note->NoteProblem.empty())
     Why = C.Note->NoteProblem.c_str();
@@ -255,7 +273,7 @@ void RewriteSession::noteCaller(const CallRecord &C,
     addEdit(C.EditFile, C.Note->NoteBegin, 0, wrapperPrefix(C.Note->Form, Arg));
     addEdit(C.EditFile, C.Note->NoteEnd, 0, ")");
   }
-  ++NumNoted;
+  ++tally(C.EditFile).Noted;
   if (Remarks)
     D.report(C.Key.str(), Severity::Remark,
              C.Note->Form == NoteSite::NoteBlock ? regionNotedRemark(C.Key)
@@ -287,7 +305,7 @@ void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
   }
   if (Dec.Act == SiteDecision::KeepOnHeap) { // reported by the caller
     addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Heap);
-    ++NumToHeap;
+    ++tally(C.EditFile).ToHeap;
     return;
   }
   std::string KindText =
@@ -302,7 +320,7 @@ void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
     addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Placed);
     addEdit(C.EditFile, C.ArgOffset, 0, KindText + ", ");
   }
-  ++NumPlaced;
+  ++tally(C.EditFile).Placed;
   if (Remarks)
     D.report(C.Key.str(), Severity::Remark, Dec.Remark);
 }
@@ -384,7 +402,7 @@ bool RewriteSession::finish() {
         (C.Edit == CallRecord::Editable || C.Edit == CallRecord::InMacroBody) &&
         !C.EditFile.empty() && isRewritten(C.EditFile)) {
       addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Dispatch);
-      ++NumDispatch;
+      ++tally(C.EditFile).Dispatch;
     }
   }
   if (Matcher) {
@@ -406,9 +424,20 @@ bool RewriteSession::finish() {
                "examined (build with the macros that activate it and "
                "rewrite again)");
 
+  // Test hook: HMREWRITE_TEST_OVERLAP=NAME gives the edited file of that
+  // name two overlapping edits, as a fault of the rewriter would (the test
+  // suite checks that only that file is left alone).
+  if (const char *Name = getenv("HMREWRITE_TEST_OVERLAP"))
+    for (auto &[File, Reps] : Edits)
+      if (sys::path::filename(File) == Name && !Reps.empty()) {
+        addEdit(File, Reps.begin()->getOffset(), 2, "x");
+        break;
+      }
   // A file that failed with one of its commands is not rewritten at all,
   // whatever another command of it made of it.
   for (const std::string &F : Failed)
+    Edits.erase(F);
+  for (const std::string &F : Conflicted)
     Edits.erase(F);
   for (auto &[File, Reps] : Edits) {
     auto L = Layouts.find(File);
@@ -425,66 +454,103 @@ bool RewriteSession::finish() {
     } else
       dropUnusedInclude(File, L->second, Reps);
   }
-  return D.errors() == ErrorsBefore;
+  // Overlapping edits cost their file only (see addEdit).
+  return D.errors() - ConflictErrors == ErrorsBefore;
 }
 
 static std::string count(unsigned N, StringRef One, StringRef Many) {
   return std::to_string(N) + " " + (N == 1 ? One : Many).str();
 }
 
-std::string RewriteSession::summary(unsigned LeftAlone) const {
+void RewriteSession::Tally::add(const Tally &O) {
+  Placed += O.Placed, Dispatch += O.Dispatch, Noted += O.Noted;
+  AlreadyPlaced += O.AlreadyPlaced, Rekinded += O.Rekinded;
+  Unplaced += O.Unplaced, AlreadyNoted += O.AlreadyNoted;
+  Reframed += O.Reframed, Unnoted += O.Unnoted, ToHeap += O.ToHeap;
+}
+
+/// "a.c, b.c and 3 more" for the files of \p Set.
+static std::string fileNames(const std::set<std::string> &Set) {
   std::string Out;
-  unsigned Changes = NumPlaced + NumNoted + NumRekinded + NumUnplaced +
-                     NumReframed + NumUnnoted + NumDispatch + NumToHeap;
-  if (Changes == 0 && (NumAlreadyPlaced || NumAlreadyNoted)) {
-    if (NumAlreadyPlaced) {
-      Out = NumAlreadyPlaced == 1 ? "the planned site is"
-                                  : "the " + std::to_string(NumAlreadyPlaced) +
-                                        " planned sites are";
+  unsigned N = 0;
+  for (const std::string &F : Set) {
+    if (N == 3) {
+      Out += " and " + std::to_string(Set.size() - 3) + " more";
+      break;
+    }
+    Out += (N++ ? ", " : "") + sys::path::filename(F).str();
+  }
+  return Out;
+}
+
+std::string RewriteSession::summary(
+    const std::map<std::string, std::string> &NotWritten) const {
+  Tally T;
+  unsigned FilesChanged = 0;
+  for (const auto &[File, One] : Tallies)
+    if (!NotWritten.count(File) && !Conflicted.count(File) &&
+        !Failed.count(File))
+      T.add(One);
+  for (const auto &[File, Reps] : Edits)
+    FilesChanged += !NotWritten.count(File) && !Reps.empty();
+  std::string Out;
+  unsigned Changes = T.Placed + T.Noted + T.Rekinded + T.Unplaced + T.Reframed +
+                     T.Unnoted + T.Dispatch + T.ToHeap;
+  if (Changes == 0 && (T.AlreadyPlaced || T.AlreadyNoted)) {
+    if (T.AlreadyPlaced) {
+      Out = T.AlreadyPlaced == 1 ? "the planned site is"
+                                 : "the " + std::to_string(T.AlreadyPlaced) +
+                                       " planned sites are";
       Out += " already placed";
-      if (NumAlreadyNoted)
-        Out += " (" + count(NumAlreadyNoted, "caller frame", "caller frames") +
+      if (T.AlreadyNoted)
+        Out += " (" + count(T.AlreadyNoted, "caller frame", "caller frames") +
                " noted)";
     } else {
-      Out = NumAlreadyNoted == 1 ? "the caller frame is"
-                                 : "the " + std::to_string(NumAlreadyNoted) +
-                                       " caller frames are";
+      Out = T.AlreadyNoted == 1 ? "the caller frame is"
+                                : "the " + std::to_string(T.AlreadyNoted) +
+                                      " caller frames are";
       Out += " already noted";
     }
     Out += "; nothing to change";
   } else {
-    Out = count(NumPlaced, "site", "sites") + " placed (" +
-          std::to_string(NumAlreadyPlaced) + " already";
-    if (NumRekinded)
-      Out += ", " + std::to_string(NumRekinded) +
+    Out = count(T.Placed, "site", "sites") + " placed (" +
+          std::to_string(T.AlreadyPlaced) + " already";
+    if (T.Rekinded)
+      Out += ", " + std::to_string(T.Rekinded) +
              " moved to the kind the plan now gives";
-    if (NumUnplaced)
-      Out += ", " + std::to_string(NumUnplaced) +
+    if (T.Unplaced)
+      Out += ", " + std::to_string(T.Unplaced) +
              " no longer placed: back to the plain call";
     Out += ")";
-    if (NumToHeap)
-      Out += ", " + count(NumToHeap, "hbw_* call", "hbw_* calls") +
+    if (T.ToHeap)
+      Out += ", " + count(T.ToHeap, "hbw_* call", "hbw_* calls") +
              " moved to the ordinary heap";
-    Out += ", " + count(NumNoted, "caller frame", "caller frames") + " noted";
-    if (NumReframed || NumUnnoted) {
+    Out += ", " + count(T.Noted, "caller frame", "caller frames") + " noted";
+    if (T.Reframed || T.Unnoted) {
       Out += " (";
-      if (NumReframed)
-        Out += std::to_string(NumReframed) + " moved";
-      if (NumReframed && NumUnnoted)
+      if (T.Reframed)
+        Out += std::to_string(T.Reframed) + " moved";
+      if (T.Reframed && T.Unnoted)
         Out += ", ";
-      if (NumUnnoted)
-        Out += std::to_string(NumUnnoted) + " no longer noted";
+      if (T.Unnoted)
+        Out += std::to_string(T.Unnoted) + " no longer noted";
       Out += ")";
     }
     if (DispatchFrees)
       Out += ", " +
-             count(NumDispatch, "free/realloc call", "free/realloc calls") +
+             count(T.Dispatch, "free/realloc call", "free/realloc calls") +
              " dispatched";
-    Out += ", " + count(Edits.size() - LeftAlone, "file", "files") + " changed";
-    if (LeftAlone)
-      Out += " (" + count(LeftAlone, "file", "files") +
-             " left as before: the new text would not compile)";
+    Out += ", " + count(FilesChanged, "file", "files") + " changed";
   }
+  std::map<std::string, std::set<std::string>> ByWhy;
+  for (const auto &[File, Why] : NotWritten)
+    ByWhy[Why].insert(File);
+  for (const auto &[Why, Files] : ByWhy)
+    Out += "; " + count(Files.size(), "file", "files") + " (" +
+           fileNames(Files) + ") " + Why;
+  if (!Conflicted.empty())
+    Out += "; " + count(Conflicted.size(), "file", "files") + " (" +
+           fileNames(Conflicted) + ") not rewritten: overlapping edits";
   if (!NotApplied.empty())
     Out += "; " + count(NotApplied.size(), "plan entry", "plan entries") +
            " not applied (see the warnings)";

@@ -22,6 +22,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 
+#include <map>
 #include <set>
 
 using namespace clang;
@@ -267,15 +268,23 @@ int main(int argc, const char **argv) {
   // nothing is written at all.
   bool OK = S.finish();
   bool Written = false;
-  std::set<std::string> Broken;
+  std::set<std::string> Broken, Unwritable;
   if (OK) {
     if (Checked)
       Broken = verifyRewrite(S, newContents(S, D), MakeTool, D);
-    Written = InPlace                ? writeInPlace(S, D, Broken)
+    Written = InPlace                ? writeInPlace(S, D, Broken, &Unwritable)
               : !ExportFixes.empty() ? exportFixes(S, ExportFixes, D, Broken)
                                      : printDiff(S, outs(), D);
     Written &= Broken.empty();
   }
-  errs() << "hmrewrite: " << S.summary(Broken.size()) << "\n";
+  std::map<std::string, std::string> NotWritten;
+  for (const std::string &F : Broken)
+    NotWritten[F] = "left as before: the new text would not compile";
+  for (const std::string &F : Unwritable)
+    NotWritten[F] = "left as before: it could not be written";
+  if (OK)
+    errs() << "hmrewrite: " << S.summary(NotWritten) << "\n";
+  else
+    errs() << "hmrewrite: nothing written (see the errors)\n";
   return (OK && Written && S.failedFiles().empty() && D.errors() == 0) ? 0 : 1;
 }
