@@ -9,10 +9,13 @@
 // the same shadow-stack check while it is armed, and behaves as the C++
 // library's operator new otherwise.
 //
-// The difference from HmPlace.so: while armed, every global operator new of
-// the thread is checked, not only std::allocator's (an element constructor
+// While armed, an operator new called from the program's own code is
+// checked, as HmPlace.so places the std::allocator code instantiated in the
+// program; one called from inside the C++ library (std::string's buffers:
+// libstdc++ compiles basic_string<char> into itself) is not, as HmPlace.so
+// cannot place that either. The difference left: an element constructor
 // that calls `new` itself is placed by the rewritten program, not by the
-// pass's). Growth later, at a call no entry names, is not armed: the new
+// pass's. Growth later, at a call no entry names, is not armed: the new
 // buffer comes from the ordinary heap in both front ends.
 //
 // Only programs whose rewritten sources use HMPLACE_CONTAINERS link this
@@ -22,7 +25,12 @@
 //===----------------------------------------------------------------------===//
 #include "hmplace.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <dlfcn.h>
+#include <exception>
+#include <link.h>
 #include <new>
 
 static thread_local const char *Armed
@@ -49,21 +57,70 @@ template <typename Alloc> static void *loop(Alloc A) {
   }
 }
 
-static void *allocate(std::size_t N) {
-  if (__builtin_expect(Armed != nullptr, 0)) {
+namespace {
+/// The executable code of the C++ library's shared object; empty when it is
+/// linked into the program itself (-static-libstdc++: no telling apart).
+struct Range {
+  std::uintptr_t Lo = 0, Hi = 0;
+};
+struct Search {
+  std::uintptr_t Base; ///< where the C++ library is loaded
+  int Seen = 0;        ///< objects looked at: the first is the program
+  Range Code;
+};
+} // namespace
+
+static int findCode(struct dl_phdr_info *Info, std::size_t, void *Arg) {
+  auto *S = static_cast<Search *>(Arg);
+  bool Program = S->Seen++ == 0;
+  if (Info->dlpi_addr != S->Base)
+    return 0;
+  if (Program)
+    return 1; // linked into the program: no telling apart
+  for (int I = 0; I < Info->dlpi_phnum; ++I) {
+    const ElfW(Phdr) &P = Info->dlpi_phdr[I];
+    if (P.p_type == PT_LOAD && (P.p_flags & PF_X)) {
+      std::uintptr_t Lo = Info->dlpi_addr + P.p_vaddr, Hi = Lo + P.p_memsz;
+      S->Code.Lo = S->Code.Hi ? std::min(S->Code.Lo, Lo) : Lo;
+      S->Code.Hi = std::max(S->Code.Hi, Hi);
+    }
+  }
+  return 1;
+}
+
+static Range stdLibraryCode() {
+  Dl_info Std;
+  if (!dladdr(reinterpret_cast<void *>(&std::terminate), &Std))
+    return {};
+  Search S{reinterpret_cast<std::uintptr_t>(Std.dli_fbase), 0, {}};
+  dl_iterate_phdr(findCode, &S);
+  return S.Code;
+}
+
+/// Whether \p Caller (a return address) is in the C++ library's code.
+static bool fromStdLibrary(const void *Caller) {
+  static const Range R = stdLibraryCode();
+  auto A = reinterpret_cast<std::uintptr_t>(Caller);
+  return A >= R.Lo && A < R.Hi;
+}
+
+static void *allocate(std::size_t N, const void *Caller) {
+  if (__builtin_expect(Armed != nullptr, 0) && !fromStdLibrary(Caller)) {
     hmplace_kind K = hmplace_ctx_kind(Armed);
     return loop([&] { return hmplace_malloc(K, N ? N : 1); });
   }
   return loop([&] { return std::malloc(N ? N : 1); });
 }
 
-static void *allocateAligned(std::size_t N, std::align_val_t A) {
+static void *allocateAligned(std::size_t N, std::align_val_t A,
+                             const void *Caller) {
   std::size_t Al = static_cast<std::size_t>(A);
   if (Al < sizeof(void *))
     Al = sizeof(void *);
-  hmplace_kind K = __builtin_expect(Armed != nullptr, 0)
-                       ? hmplace_ctx_kind(Armed)
-                       : HMPLACE_HEAP;
+  hmplace_kind K =
+      __builtin_expect(Armed != nullptr, 0) && !fromStdLibrary(Caller)
+          ? hmplace_ctx_kind(Armed)
+          : HMPLACE_HEAP;
   return loop([&]() -> void * {
     void *P = nullptr;
     int R = K == HMPLACE_HEAP ? posix_memalign(&P, Al, N ? N : 1)
@@ -72,32 +129,36 @@ static void *allocateAligned(std::size_t N, std::align_val_t A) {
   });
 }
 
-void *operator new(std::size_t N) { return allocate(N); }
-void *operator new[](std::size_t N) { return allocate(N); }
+void *operator new(std::size_t N) {
+  return allocate(N, __builtin_return_address(0));
+}
+void *operator new[](std::size_t N) {
+  return allocate(N, __builtin_return_address(0));
+}
 void *operator new(std::size_t N, const std::nothrow_t &) noexcept {
   try {
-    return allocate(N);
+    return allocate(N, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }
 }
 void *operator new[](std::size_t N, const std::nothrow_t &) noexcept {
   try {
-    return allocate(N);
+    return allocate(N, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }
 }
 void *operator new(std::size_t N, std::align_val_t A) {
-  return allocateAligned(N, A);
+  return allocateAligned(N, A, __builtin_return_address(0));
 }
 void *operator new[](std::size_t N, std::align_val_t A) {
-  return allocateAligned(N, A);
+  return allocateAligned(N, A, __builtin_return_address(0));
 }
 void *operator new(std::size_t N, std::align_val_t A,
                    const std::nothrow_t &) noexcept {
   try {
-    return allocateAligned(N, A);
+    return allocateAligned(N, A, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }
@@ -105,7 +166,7 @@ void *operator new(std::size_t N, std::align_val_t A,
 void *operator new[](std::size_t N, std::align_val_t A,
                      const std::nothrow_t &) noexcept {
   try {
-    return allocateAligned(N, A);
+    return allocateAligned(N, A, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }

@@ -249,27 +249,42 @@ static const Stmt *otherCall(const Stmt *Root, const Expr *Noted,
                              ASTContext &Ctx, HarmlessCalls &H) {
   SourceManager &SM = Ctx.getSourceManager();
   SourceLocation NotedKey = SM.getExpansionLoc(Noted->getExprLoc());
-  SmallVector<const Stmt *, 32> Work{Root};
+  // Each node with the key its code has: a default argument's is its
+  // call's (its code runs, and debug info puts it, where the call is).
+  SmallVector<std::pair<const Stmt *, SourceLocation>, 32> Work{{Root, {}}};
   while (!Work.empty()) {
-    const Stmt *S = Work.pop_back_val();
+    auto [S, Key] = Work.pop_back_val();
     if (!S)
       continue;
-    if (S != Noted &&
-        isa<CallExpr, CXXConstructExpr, CXXBindTemporaryExpr, CXXNewExpr,
-            CXXDeleteExpr>(S) &&
-        SM.getExpansionLoc(cast<Expr>(S)->getExprLoc()) != NotedKey &&
-        !H.node(S))
+    bool Call = isa<CallExpr, CXXConstructExpr, CXXBindTemporaryExpr,
+                    CXXNewExpr, CXXDeleteExpr>(S);
+    SourceLocation Own = Key.isValid() || !Call
+                             ? Key
+                             : SM.getExpansionLoc(cast<Expr>(S)->getExprLoc());
+    if (S != Noted && Call && Own != NotedKey && !H.node(S))
       return S;
-    // Default arguments are evaluated where the call is.
     if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(S))
-      Work.push_back(DA->getExpr());
+      Work.push_back({DA->getExpr(), Key});
     // Unevaluated operands run nothing.
     if (isa<UnaryExprOrTypeTraitExpr>(S) && S != Root)
       continue;
-    for (const Stmt *Ch : S->children())
-      Work.push_back(Ch);
+    for (const Stmt *Ch : S->children()) {
+      SourceLocation ChKey = Key;
+      if (Call && isa_and_nonnull<CXXDefaultArgExpr>(Ch))
+        ChKey = S == Noted ? NotedKey : Own;
+      Work.push_back({Ch, ChKey});
+    }
   }
   return nullptr;
+}
+
+/// Whether \p E is (in) a default argument as its function declares it:
+/// its code runs at each call, which debug info names as its position.
+static bool inDefaultArgument(const Expr *E, ASTContext &Ctx) {
+  DynTypedNodeList Ps = Ctx.getParents(*E);
+  while (!Ps.empty() && Ps[0].get<Expr>())
+    Ps = Ctx.getParents(Ps[0]);
+  return !Ps.empty() && Ps[0].get<ParmVarDecl>();
 }
 
 /// "'wrap' (main.c:5:10)" for a call found by otherCall().
@@ -523,6 +538,10 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   const FunctionDecl *Callee = Call        ? Call->getDirectCallee()
                                : Construct ? Construct->getConstructor()
                                            : nullptr;
+  // A default argument's code is keyed where each call is: that call
+  // (which covers it) is the frame, not the default argument.
+  if (!Wrapped && inDefaultArgument(CE, L.context()))
+    return;
   // The runtime's own calls are never callers.
   if (Call && Callee && Callee->getIdentifier() &&
       Callee->getName().starts_with("hmplace_"))
@@ -532,14 +551,15 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   // Where debug info puts the call, as HmPlace.so keys it: a member call
   // at the member's name, an operator call at the operator, a constructor
   // at the variable (through a macro: the macro use).
-  PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(CE->getExprLoc()));
+  SourceLocation KeyLoc = SM.getExpansionLoc(CE->getExprLoc());
+  PresumedLoc PL = SM.getPresumedLoc(KeyLoc);
   if (PL.isInvalid() || (!Wrapped && !S.isNoteLine(PL.getLine())))
     return;
   CallRecord R;
   R.note().CPlusPlus = LO.CPlusPlus;
   R.CompileDir = CompileDir;
   R.Key = makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
-                        PL.getColumn());
+                        L.keyColumn(KeyLoc, PL.getColumn()));
   if (CurFn && CurFn->getIdentifier())
     R.Enclosing = CurFn->getName().str();
   if (Construct)
@@ -623,9 +643,11 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   StringRef Buf = SM.getBufferData(FID);
 
   // An earlier run's wrapper: the call is written in its argument. The
-  // wrapper begins where the call (or its macro use) began; its frame keeps
-  // the column the call had (a member name inside it, say).
-  if (std::optional<Wrapper> W = parseWrapper(Buf, UseBegin, LO)) {
+  // wrapper begins where the call (or its macro use) began, and ends where
+  // it ends (a call whose left operand is a wrapped call begins there too);
+  // its frame keeps the column the call had (a member name inside it, say).
+  if (std::optional<Wrapper> W = parseWrapper(Buf, UseBegin, LO);
+      W && W->End == UseEnd) {
     noteWrapper(R.note(), *W, Buf);
     R.Key.Column = W->Column;
     Out.push_back(std::move(R));

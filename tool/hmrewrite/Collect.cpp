@@ -143,9 +143,11 @@ public:
   bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
     if (!CE->getConstructor()->isTrivial())
       recordCaller(L, CE, CurFn, IDir, Out);
-    if (L.session().listsContainers() && CE->getNumArgs() > 0 &&
-        standsAlone(CE))
-      recordContainerOp(CE, CE->getConstructor()->getParent(), "");
+    if (L.session().listsContainers()) {
+      if (CE->getNumArgs() > 0 && standsAlone(CE))
+        recordContainerOp(CE, CE->getConstructor()->getParent(), "");
+      defaultArgumentContainers(CE, CE->arguments());
+    }
     return true;
   }
 
@@ -174,6 +176,8 @@ public:
   }
 
   bool VisitCallExpr(CallExpr *CE) {
+    if (L.session().listsContainers())
+      defaultArgumentContainers(CE, CE->arguments());
     const FunctionDecl *FD = CE->getDirectCallee();
     if (!FD || !FD->getIdentifier()) {
       recordCaller(L, CE, CurFn, IDir, Out);
@@ -206,13 +210,17 @@ public:
   }
 
 private:
-  /// Whether \p RD is a standard container (or string), whose operations
-  /// allocate through std::allocator.
+  /// Whether \p RD is a standard container, whose operations allocate
+  /// through std::allocator in the program's own code. Not std::string:
+  /// libstdc++ compiles basic_string<char> into itself (an extern
+  /// template), so its buffers are allocated inside the library, where
+  /// HmPlace.so places nothing (and what the optimizer happens to inline at
+  /// -O2 it does): an entry for it would promise what no build keeps.
   static bool isStdContainer(const CXXRecordDecl *RD) {
     if (!RD || !RD->getIdentifier() || !RD->isInStdNamespace())
       return false;
     return StringSwitch<bool>(RD->getName())
-        .Cases("vector", "deque", "list", "forward_list", "basic_string", true)
+        .Cases("vector", "deque", "list", "forward_list", true)
         .Cases("map", "multimap", "set", "multiset", true)
         .Cases("unordered_map", "unordered_multimap", "unordered_set",
                "unordered_multiset", true)
@@ -221,17 +229,42 @@ private:
 
   /// Whether the construction \p CE is a statement's own (a variable's
   /// initialisation, an explicit temporary), not part of a new-expression
-  /// or a conversion: what a caller frame can note.
+  /// or a conversion: what a caller frame can note. Not a default
+  /// argument's: that runs, and is keyed, where the call is.
   bool standsAlone(const CXXConstructExpr *CE) {
+    DynTypedNodeList Ps = Ctx.getParents(*CE);
+    for (DynTypedNodeList Up = Ps; !Up.empty() && Up[0].get<Expr>();)
+      if ((Up = Ctx.getParents(Up[0])).empty() || Up[0].get<ParmVarDecl>())
+        return false; // a default argument
     if (isa<CXXTemporaryObjectExpr>(CE))
       return true;
-    DynTypedNodeList Ps = Ctx.getParents(*CE);
     while (!Ps.empty() && (Ps[0].get<ExprWithCleanups>() ||
                            Ps[0].get<CXXBindTemporaryExpr>() ||
                            Ps[0].get<MaterializeTemporaryExpr>()))
       Ps = Ctx.getParents(Ps[0]);
     return !Ps.empty() &&
-           (Ps[0].get<VarDecl>() || Ps[0].get<CXXFunctionalCastExpr>());
+           ((Ps[0].get<VarDecl>() && !Ps[0].get<ParmVarDecl>()) ||
+            Ps[0].get<CXXFunctionalCastExpr>());
+  }
+
+  /// --list-sites: a standard container a default argument of the call \p E
+  /// constructs (`std::vector<double> w = std::vector<double>(n)`): its
+  /// code runs where the call is, which debug info (and so both front
+  /// ends) names as its user frame.
+  template <typename Args>
+  void defaultArgumentContainers(const Expr *E, Args Arguments) {
+    for (const Expr *A : Arguments) {
+      const auto *DA = dyn_cast<CXXDefaultArgExpr>(A);
+      if (!DA)
+        continue;
+      const Expr *V = DA->getExpr()->IgnoreImplicit();
+      if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(V))
+        V = FC->getSubExpr()->IgnoreImplicit();
+      const auto *CC = dyn_cast<CXXConstructExpr>(V);
+      if (CC && CC->getNumArgs() > 0)
+        recordContainerOp(E, CC->getConstructor()->getParent(), "",
+                          DA->getParam()->getName());
+    }
   }
 
   /// Whether the container method \p M may allocate.
@@ -255,7 +288,7 @@ private:
   /// --list-sites: a call that may make a standard container allocate,
   /// written in a file of the program (its user frame).
   void recordContainerOp(const Expr *E, const CXXRecordDecl *RD,
-                         StringRef Method) {
+                         StringRef Method, StringRef DefaultOf = "") {
     if (!isStdContainer(RD))
       return;
     SourceLocation At = SM.getExpansionLoc(E->getExprLoc());
@@ -267,7 +300,7 @@ private:
     CallRecord R;
     R.CompileDir = IDir;
     R.Key = makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
-                          PL.getColumn());
+                          L.keyColumn(At, PL.getColumn()));
     if (CurFn && CurFn->getIdentifier())
       R.Enclosing = CurFn->getName().str();
     QualType T = Ctx.getRecordType(RD);
@@ -276,6 +309,8 @@ private:
     R.note().ContainerOp = T.getAsString(PP);
     if (!Method.empty())
       R.note().ContainerOp += "::" + Method.str();
+    if (!DefaultOf.empty())
+      R.note().ContainerOp += " (default argument '" + DefaultOf.str() + "')";
     Out.push_back(std::move(R));
   }
 
@@ -284,7 +319,8 @@ private:
   /// use if written through one, in presumed coordinates (#line), exactly as
   /// debug info records it. Null if it has no position.
   CallRecord *start(SourceLocation Begin, const AllocFn *Fn, bool Already) {
-    PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(Begin));
+    SourceLocation At = SM.getExpansionLoc(Begin);
+    PresumedLoc PL = SM.getPresumedLoc(At);
     if (PL.isInvalid())
       return nullptr;
     CallRecord &R = Out.emplace_back();
@@ -298,7 +334,7 @@ private:
       LastPresumed = PL.getFilename();
       LastKeyFile = &L.normalize(LastPresumed);
     }
-    R.Key = {*LastKeyFile, PL.getLine(), PL.getColumn()};
+    R.Key = {*LastKeyFile, PL.getLine(), L.keyColumn(At, PL.getColumn())};
     return &R;
   }
 

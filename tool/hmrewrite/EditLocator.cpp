@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "EditLocator.h"
 #include "Rewrite.h"
+#include "Rewritten.h"
 
 #include "clang/Lex/Lexer.h"
 
@@ -33,6 +34,18 @@ const EditLocator::FileFacts &EditLocator::factsOf(FileID FID) {
     }
   }
   return It->second;
+}
+
+unsigned EditLocator::keyColumn(SourceLocation FileLoc, unsigned Column) {
+  FileID FID = SM.getFileID(FileLoc);
+  auto [It, New] = Added.try_emplace(FID);
+  if (New)
+    It->second = addedSpans(SM.getBufferData(FID), Ctx.getLangOpts());
+  if (It->second.empty())
+    return Column;
+  unsigned Off = SM.getFileOffset(FileLoc);
+  unsigned LineStart = Off - (SM.getSpellingColumnNumber(FileLoc) - 1);
+  return Column - addedBetween(It->second, LineStart, Off);
 }
 
 SourceLocation EditLocator::insertionLoc(SourceLocation L) const {

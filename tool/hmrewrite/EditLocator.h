@@ -68,6 +68,11 @@ public:
   void recordKindArg(CallRecord &R, clang::FileID FID, const clang::Expr *Arg,
                      const clang::Expr *NextArg);
 
+  /// \p Column (of the file position \p FileLoc) as it was before an
+  /// earlier run added text before it on its line (Rewritten.h): the column
+  /// a plan key names.
+  unsigned keyColumn(clang::SourceLocation FileLoc, unsigned Column);
+
   /// \p Path made absolute against the TU's directory, normalized (one
   /// normalizer per TU: keys name the same few paths thousands of times).
   const std::string &normalize(llvm::StringRef Path) const {
@@ -87,6 +92,9 @@ private:
   const RewriteSession &S;
   mutable PathNormalizer Norm;
   llvm::DenseMap<clang::FileID, FileFacts> Facts;
+  /// What earlier runs added, by file (computed when first asked).
+  llvm::DenseMap<clang::FileID, std::vector<std::pair<unsigned, unsigned>>>
+      Added;
   HarmlessCalls Harmless{Ctx};
 };
 
