@@ -17,6 +17,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace hmplace {
@@ -138,6 +140,29 @@ std::string contextFrameText(StringRef Path, unsigned Line, unsigned Column) {
 
 std::string kindConstant(int RuntimeKind) {
   return runtimeCodeText(RuntimeKind);
+}
+
+bool chainsOverlap(const std::vector<uint64_t> &A,
+                   const std::vector<uint64_t> &B) {
+  for (size_t I = 0; I < A.size() && I < B.size(); ++I)
+    if (!contextFrameMatches(A[I], B[I]) && !contextFrameMatches(B[I], A[I]))
+      return false;
+  return true;
+}
+
+void pruneChoices(std::vector<ContextChoice> &Choices, int Fallback) {
+  std::vector<ContextChoice> Kept; // from the last, reversed
+  for (size_t I = Choices.size(); I-- > 0;) {
+    ContextChoice &C = Choices[I];
+    bool Needed =
+        C.Kind != Fallback || llvm::any_of(Kept, [&](const ContextChoice &L) {
+          return L.Kind != Fallback && chainsOverlap(C.Callers, L.Callers);
+        });
+    if (Needed)
+      Kept.push_back(std::move(C));
+  }
+  std::reverse(Kept.begin(), Kept.end());
+  Choices = std::move(Kept);
 }
 
 std::string contextTableText(const SourcePos &Where,

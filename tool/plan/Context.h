@@ -113,6 +113,18 @@ struct ContextChoice {
   int Kind = -1;                       ///< runtime kind index, -1 the heap
 };
 
+/// Whether some stack matches both caller chains \p A and \p B (frame ids,
+/// innermost first): they agree on every frame both have.
+bool chainsOverlap(const std::vector<uint64_t> &A,
+                   const std::vector<uint64_t> &B);
+
+/// Take out of \p Choices (best first) those whose kind is \p Fallback and
+/// that no later choice of another kind could also match (their caller
+/// frames agree on the frames both have): the stacks they match get the
+/// fallback without them. What stays is what a reader needs: the callers
+/// whose objects go elsewhere.
+void pruneChoices(std::vector<ContextChoice> &Choices, int Fallback);
+
 /// The table of a context site: the text of HMPLACE_BY_CALLERS's arguments
 /// (hmplace.h), which hmrewrite writes in the source and HmPlace.so passes
 /// as a string to the runtime, which parses it:

@@ -337,6 +337,9 @@ private:
   std::multimap<unsigned, std::pair<const PlanEntry *, unsigned>> OuterByLine;
   std::set<std::pair<const PlanEntry *, unsigned>> NotedFrames;
   std::set<const PlanEntry *> Noting; ///< entries whose callers are noted
+  /// Per entry: whether its caller chain can make a difference (see the
+  /// constructor).
+  std::vector<bool> chainsNeeded() const;
   std::vector<CallContext> Calls;
   struct Usage {
     std::vector<std::string> Files;

@@ -23,6 +23,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
+#include <map>
+
 using namespace llvm;
 
 namespace hmplace {
@@ -42,15 +44,12 @@ SiteMatcher::SiteMatcher(const Plan &P) : P(P) {
   Shapes.reserve(P.Entries.size());
   for (const PlanEntry &E : P.Entries)
     Shapes.push_back(shapeOf(E));
-  // A caller chain that selects the ordinary heap matters only where some
-  // entry for the same allocation call places it somewhere else: otherwise
-  // the call stays on the heap whatever the chain, and noting its callers
-  // would cost time for nothing.
-  std::set<std::pair<std::string, unsigned>> PlacedInner;
-  for (size_t I = 0; I < P.Entries.size(); ++I)
-    if (Shapes[I].How != EntryShape::Unusable && !P.Entries[I].To.isHeap() &&
-        !P.Entries[I].isFileSet())
-      PlacedInner.insert(innerKey(P.Entries[I], Shapes[I]));
+  // A caller chain matters only where the allocation call would go
+  // somewhere else without it for a stack it matches (to the fallback: a
+  // site entry's kind or the heap; to an overlapping chain of another
+  // kind): otherwise its table leaves it out (pruneChoices), and noting its
+  // callers would cost time for nothing.
+  std::vector<bool> Needed = chainsNeeded();
   for (size_t N = 0; N < P.Entries.size(); ++N) {
     const PlanEntry &E = P.Entries[N];
     const EntryShape &S = Shapes[N];
@@ -67,13 +66,66 @@ SiteMatcher::SiteMatcher(const Plan &P) : P(P) {
       ContainerEntries.push_back(&E);
     else
       ByLine.emplace(E.Frames.front().Line, &E);
-    if (E.To.isHeap() && !PlacedInner.count(innerKey(E, S)))
+    if (!Needed[N])
       continue;
     for (unsigned I = S.FirstCaller; I < S.EndCaller; ++I)
       OuterByLine.emplace(E.Frames[I].Line, std::make_pair(&E, I));
     if (S.FirstCaller < S.EndCaller)
       Noting.insert(&E);
   }
+}
+
+/// The caller frames of \p E that a context site checks, as frame ids.
+static std::vector<uint64_t> chainOf(const PlanEntry &E, const EntryShape &S) {
+  std::vector<uint64_t> Ids;
+  for (unsigned I = S.FirstCaller; I < S.EndCaller; ++I)
+    Ids.push_back(
+        contextFrameId(E.Frames[I].File, E.Frames[I].Line, E.Frames[I].Column));
+  return Ids;
+}
+
+std::vector<bool> SiteMatcher::chainsNeeded() const {
+  std::vector<bool> Needed(P.Entries.size(), true);
+  // Entries by the allocation call they may share; whether a `files:`
+  // entry (which may be any call's fallback) places anything.
+  std::map<std::pair<std::string, unsigned>, std::vector<size_t>> Shared;
+  bool PlacingFiles = false;
+  for (size_t I = 0; I < P.Entries.size(); ++I) {
+    const PlanEntry &E = P.Entries[I];
+    if (Shapes[I].How == EntryShape::Unusable)
+      continue;
+    if (E.isFileSet())
+      PlacingFiles |= !E.To.isHeap();
+    else
+      Shared[innerKey(E, Shapes[I])].push_back(I);
+  }
+  auto Same = [](const PlanEntry &A, const PlanEntry &B) {
+    return A.To.isHeap() ? B.To.isHeap() : A.To.samePlacement(B.To);
+  };
+  for (auto &[Key, Group] : Shared)
+    for (size_t I : Group) {
+      const PlanEntry &E = P.Entries[I];
+      if (Shapes[I].How == EntryShape::Site || PlacingFiles)
+        continue;
+      // Its chain matters if the call's fallback differs from its kind, or
+      // a chain of another kind could match the same stacks.
+      bool SiteEntry = false, Matters = false;
+      std::vector<uint64_t> Mine = chainOf(E, Shapes[I]);
+      for (size_t J : Group) {
+        const PlanEntry &F = P.Entries[J];
+        if (Shapes[J].How == EntryShape::Site) {
+          SiteEntry = true;
+          Matters |= !Same(E, F);
+        } else if (J != I && !Same(E, F) &&
+                   chainsOverlap(Mine, chainOf(F, Shapes[J]))) {
+          Matters = true;
+        }
+      }
+      if (!SiteEntry && !E.To.isHeap())
+        Matters = true; // the fallback is the heap
+      Needed[I] = Matters;
+    }
+  return Needed;
 }
 
 unsigned SiteMatcher::addCall(CallContext C) {
@@ -231,6 +283,7 @@ SiteMatcher::containerChoicesFor(const CallContext &C) const {
   std::vector<ContextChoice> Out;
   for (const PlanEntry *E : Ents)
     Out.push_back(choiceFor(*E, shape(*E).FirstCaller, shape(*E).EndCaller));
+  pruneChoices(Out, -1);
   return Out;
 }
 
@@ -330,19 +383,16 @@ std::vector<Placement> SiteMatcher::resolve() {
         return NA > NB;
       return A->Score != B->Score ? A->Score > B->Score : A->E < B->E;
     });
-    bool AnyPlaced = Best && !Best->E->To.isHeap();
-    for (const Candidate *Cd : Partial) {
+    for (const Candidate *Cd : Partial)
       Pl.Choices.push_back(choiceFor(*Cd->E, std::max(Cd->Checked, 1u),
                                      shape(*Cd->E).EndCaller));
-      AnyPlaced |= !Cd->E->To.isHeap();
-    }
-    if (!AnyPlaced) {
-      // Every candidate keeps the ordinary heap: nothing to decide at run
-      // time, the call stays as written.
+    pruneChoices(Pl.Choices, Pl.fallbackKind());
+    if (Pl.Choices.empty()) {
+      // Every caller chain gets what the others get: nothing to decide at
+      // run time (all on the ordinary heap: the call stays as written).
       Pl.State = Placement::Placed;
       if (!Pl.Entry)
         Pl.Entry = Partial.front()->E;
-      Pl.Choices.clear();
       continue;
     }
     Pl.State = Placement::Contextual;
