@@ -143,6 +143,12 @@ struct MainFileInfo {
   /// Allocation calls in inactive #if branches of edited files, by file and
   /// offset (with their line): nobody can tell what they would be.
   std::map<std::pair<std::string, unsigned>, unsigned> SkippedCalls;
+  /// With call-stack entries: the direct calls of each function by name (at
+  /// most two positions: whether it has one caller), and the functions
+  /// whose address is taken (called through pointers too). A stack entry
+  /// through a function with one caller could be a site entry.
+  std::map<std::string, std::vector<SourcePos>> CallsTo;
+  std::set<std::string> AddressTaken;
 };
 
 } // namespace hmplace

@@ -33,9 +33,9 @@ namespace {
 class CallCollector : public RecursiveASTVisitor<CallCollector> {
 public:
   CallCollector(ASTContext &Ctx, StringRef Dir, const RewriteSession &S,
-                std::vector<CallRecord> &Out)
+                std::vector<CallRecord> &Out, MainFileInfo &Info)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), IDir(S.intern(Dir)),
-        L(Ctx, Dir, S), Out(Out) {}
+        L(Ctx, Dir, S), Out(Out), Info(Info) {}
 
   // Every kind of function (methods, constructors, lambdas' call operators,
   // template instances): TraverseFunctionDecl alone misses the subclasses.
@@ -93,6 +93,8 @@ public:
         // The commonest nodes without the generic children() dispatch.
         switch (S->getStmtClass()) {
         case Stmt::DeclRefExprClass:
+          VisitDeclRefExpr(cast<DeclRefExpr>(S));
+          continue;
         case Stmt::IntegerLiteralClass:
         case Stmt::FloatingLiteralClass:
         case Stmt::CharacterLiteralClass:
@@ -175,9 +177,21 @@ public:
     return true;
   }
 
+  /// A function named other than as a call's callee may be called through
+  /// a pointer: its direct calls are not all its callers.
+  bool VisitDeclRefExpr(DeclRefExpr *DR) {
+    if (L.session().recordsCallers() && !CalleeRefs.count(DR))
+      if (const auto *FD = dyn_cast<FunctionDecl>(DR->getDecl()))
+        if (FD->getIdentifier())
+          Info.AddressTaken.insert(FD->getName().str());
+    return true;
+  }
+
   bool VisitCallExpr(CallExpr *CE) {
     if (L.session().listsContainers())
       defaultArgumentContainers(CE, CE->arguments());
+    if (L.session().recordsCallers())
+      countCall(CE);
     const FunctionDecl *FD = CE->getDirectCallee();
     if (!FD || !FD->getIdentifier()) {
       recordCaller(L, CE, CurFn, IDir, Out);
@@ -283,6 +297,29 @@ private:
                "try_emplace", true)
         .Cases("assign", "append", "shrink_to_fit", "rehash", "merge", true)
         .Default(false);
+  }
+
+  /// Record \p CE as a call of its callee (MainFileInfo::CallsTo).
+  void countCall(const CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier())
+      return;
+    if (const auto *DR =
+            dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
+      CalleeRefs.insert(DR);
+    SourceLocation At = SM.getExpansionLoc(CE->getExprLoc());
+    PresumedLoc PL = SM.getPresumedLoc(At);
+    if (PL.isInvalid())
+      return;
+    SourcePos Pos =
+        makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
+                      L.keyColumn(At, PL.getColumn()));
+    std::vector<SourcePos> &V = Info.CallsTo[FD->getName().str()];
+    if (V.size() < 2 && llvm::none_of(V, [&](const SourcePos &P) {
+          return P.File == Pos.File && P.Line == Pos.Line &&
+                 P.Column == Pos.Column;
+        }))
+      V.push_back(Pos);
   }
 
   /// --list-sites: a call that may make a standard container allocate,
@@ -495,6 +532,9 @@ private:
   StringRef IDir;
   EditLocator L;
   std::vector<CallRecord> &Out;
+  MainFileInfo &Info;
+  /// Callee names seen, so that they do not count as addresses taken.
+  llvm::SmallPtrSet<const DeclRefExpr *, 32> CalleeRefs;
   const FunctionDecl *CurFn = nullptr;
   /// new-expressions recorded, by their first token: index into Out.
   llvm::DenseMap<SourceLocation::UIntTy, size_t> NewSeen;
@@ -543,7 +583,7 @@ public:
       explicit Consumer(CollectAction &A) : A(A) {}
       void HandleTranslationUnit(ASTContext &Ctx) override {
         A.recordDecls(Ctx);
-        CallCollector C(Ctx, A.Dir, A.S, A.Calls);
+        CallCollector C(Ctx, A.Dir, A.S, A.Calls, A.Info);
         if (CallCollector::canWalkPlainly(Ctx.getLangOpts()))
           C.walkPlainly(Ctx.getTranslationUnitDecl());
         else

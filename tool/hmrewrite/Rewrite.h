@@ -223,6 +223,14 @@ private:
   /// Files whose edits overlap (a fault of the rewriter): left as they
   /// are, the others written; and the errors reported for them.
   std::set<std::string> Conflicted;
+  /// All TUs' MainFileInfo::CallsTo and AddressTaken, and the entries a
+  /// site-entry hint was given for.
+  std::map<std::string, std::vector<SourcePos>> CallsTo;
+  std::set<std::string> AddressTaken;
+  std::set<const PlanEntry *> Hinted;
+  /// A note where a stack entry through the context site \p C could be a
+  /// site entry: the site's function has one caller, the entry's.
+  void hintSiteEntry(const CallRecord &C, const Placement &P);
   unsigned ConflictErrors = 0;
   bool Remarks = false, Verbose = false, DispatchFrees = false;
 };

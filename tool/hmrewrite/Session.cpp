@@ -71,6 +71,15 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
     Calls.push_back(std::move(C));
   }
   FilesRead.insert(Info.FilesRead.begin(), Info.FilesRead.end());
+  for (auto &[Name, Positions] : Info.CallsTo) {
+    std::vector<SourcePos> &V = CallsTo[Name];
+    for (SourcePos &P : Positions)
+      if (V.size() < 2 && llvm::none_of(V, [&](const SourcePos &Q) {
+            return Q.File == P.File && Q.Line == P.Line && Q.Column == P.Column;
+          }))
+        V.push_back(std::move(P));
+  }
+  AddressTaken.insert(Info.AddressTaken.begin(), Info.AddressTaken.end());
   SkippedCalls.insert(Info.SkippedCalls.begin(), Info.SkippedCalls.end());
   Info.SkippedCalls.clear();
   for (auto &[Path, L] : Info.Layouts)
@@ -280,6 +289,29 @@ void RewriteSession::noteCaller(const CallRecord &C,
                                                  : notedRemark(C.Key));
 }
 
+void RewriteSession::hintSiteEntry(const CallRecord &C, const Placement &P) {
+  if (C.Enclosing.empty() || AddressTaken.count(C.Enclosing))
+    return;
+  auto It = CallsTo.find(C.Enclosing);
+  if (It == CallsTo.end() || It->second.size() != 1)
+    return;
+  const SourcePos &Only = It->second.front();
+  for (const ContextChoice &Ch : P.Choices) {
+    const PlanEntry &E = *Ch.Entry;
+    const EntryShape &Sh = Matcher->shape(E);
+    if (Sh.How != EntryShape::Stack || Sh.EndCaller - Sh.FirstCaller != 1 ||
+        !Hinted.insert(&E).second ||
+        !Matcher->matches(E.Frames[Sh.FirstCaller], Only, C.CompileDir))
+      continue;
+    D.report(E.KeyLoc, Severity::Note,
+             "plan entry '" + E.key() + "': '" + C.Enclosing +
+                 "' has one caller in the given files (" + Only.str() +
+                 "), so `site: " + E.Frames.front().str() +
+                 "` would place the same objects with no note or table "
+                 "(if no other file calls it)");
+  }
+}
+
 void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
                                const SiteDecision &Dec) {
   if (Failed.count(C.EditFile.str())) { // reported: it does not compile
@@ -308,6 +340,8 @@ void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
     ++tally(C.EditFile).ToHeap;
     return;
   }
+  if (Dec.Act == SiteDecision::PlaceByCallers)
+    hintSiteEntry(C, P);
   std::string KindText =
       Dec.Act == SiteDecision::PlaceByCallers ? byCallersArgument(Dec.Table)
       : Dec.windowed() ? windowArgument(Dec.RuntimeKind, C.SizeArgText,

@@ -89,8 +89,8 @@ static cl::opt<bool> DispatchFrees(
     cl::cat(Cat));
 static cl::opt<bool> Verbose("v",
                              cl::desc("Print a line per file as it is parsed, "
-                                      "and every plan entry for files not "
-                                      "given"),
+                                      "every plan entry for files not given, "
+                                      "and the code's own compiler warnings"),
                              cl::cat(Cat));
 static cl::extrahelp More(R"(
 Every planned malloc/calloc/realloc/aligned_alloc/posix_memalign/memalign/
@@ -228,6 +228,11 @@ int main(int argc, const char **argv) {
     Tool->appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
         ("-idirafter" + RuntimeInclude).c_str(),
         tooling::ArgumentInsertPosition::END));
+    // The code's own warnings are its compiler's to give, every build; -v
+    // shows them. (Errors still say a file does not compile.)
+    if (!Verbose)
+      Tool->appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+          "-w", tooling::ArgumentInsertPosition::END));
     return Tool;
   };
   for (size_t I = 0; I < Sources.size(); ++I) {

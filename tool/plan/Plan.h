@@ -304,6 +304,12 @@ public:
   const EntryShape &shape(const PlanEntry &E) const {
     return Shapes[&E - P.Entries.data()];
   }
+  /// Whether the plan frame \p F names the source position \p S (by the
+  /// path rules, relative to \p CompileDir).
+  bool matches(const Frame &F, const SourcePos &S,
+               llvm::StringRef CompileDir) const {
+    return matchFrame(F, S, CompileDir) != PathMatch::None;
+  }
 
 private:
   struct Candidate {
