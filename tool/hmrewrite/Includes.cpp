@@ -8,14 +8,16 @@
 //
 // And it must not move a line. Plan keys, profiles, debug info and a later
 // rerun all name lines; a new line would shift every line below it. So the
-// include takes the place of a blank line:
+// include takes the place of a blank line, but not of the one that
+// separates the includes from the code:
 //   1. right after the last include when two blank lines follow it (one
 //      blank line stays between the includes and the code);
-//   2. right after the last include when one blank line follows it;
-//   3. else the first blank line at file scope before the first edit;
-//   4. else the last blank line at file scope before the last include
-//      (between two groups of includes, say);
-//   5. else (no blank line to take) a new line after the last include,
+//   2. else the last blank line at file scope between two includes (between
+//      two groups of includes: never before the first include, which may be
+//      a config.h that must come before any system header);
+//   3. else the first blank line at file scope before the first edit, after
+//      the one that separates the includes from the code;
+//   4. else (no blank line to take) a new line after the last include,
 //      followed by `#line N`, which gives the lines below their old numbers
 //      in the compiler's view (an editor then shows them one line lower:
 //      the README says so).
@@ -197,15 +199,26 @@ IncludeEdit runtimeIncludeEdit(StringRef Text, const FileLayout &Layout,
   auto Replace = [&](const TextLine &L) {
     return IncludeEdit{L.Begin, L.End - L.Begin, Include.str()};
   };
-  if (K < Lines.size() && Lines[K].Begin == Anchor && AtFileScope(Lines[K]))
-    return Replace(Lines[K]); // 1 and 2
-  for (size_t J = K; J < Lines.size() && Lines[J].Begin < FirstEdit; ++J)
+  unsigned FirstInclude = Anchor;
+  for (const auto &[B, E] : Layout.Includes)
+    if (B >= Start && E <= Anchor && !InRanges(B, Layout.Decls, true))
+      FirstInclude = std::min(FirstInclude, B);
+  // The blank line right after the includes separates them from the code
+  // (without includes before it, it separates nothing).
+  bool AtAnchor = K < Lines.size() && AtFileScope(Lines[K]) &&
+                  Text.slice(Anchor, Lines[K].Begin).trim().empty();
+  bool Separated = AtAnchor && FirstInclude < Anchor;
+  if (AtAnchor &&
+      (!Separated || (K + 1 < Lines.size() && AtFileScope(Lines[K + 1]))))
+    return Replace(Lines[K]); // 1
+  for (size_t J = K; J-- > 0 && Lines[J].Begin > FirstInclude;)
+    if (AtFileScope(Lines[J]))
+      return Replace(Lines[J]); // 2
+  for (size_t J = K + Separated; J < Lines.size() && Lines[J].Begin < FirstEdit;
+       ++J)
     if (AtFileScope(Lines[J]))
       return Replace(Lines[J]); // 3
-  for (size_t J = K; J-- > 0;)
-    if (AtFileScope(Lines[J]))
-      return Replace(Lines[J]); // 4
-  // 5: a line of its own, and the numbers of the lines below restored.
+  // 4: a line of its own, and the numbers of the lines below restored.
   StringRef EOL = Text.contains("\r\n") ? "\r\n" : "\n";
   unsigned LineNo = 1; // of the text after the anchor (a BOM is no line)
   for (size_t I = 0; I < Lines.size() && Lines[I].Next <= Anchor; ++I)
@@ -226,7 +239,7 @@ std::optional<IncludeEdit> runtimeIncludeRemoval(StringRef Text,
   StringRef Line = Text.slice(B, E).rtrim("\r\n").trim();
   if (Line != "#include <hmplace.h>")
     return std::nullopt; // the user's own spelling: theirs to keep
-  // Rule 5 above added a #line after it: both lines go.
+  // Rule 4 above added a #line after it: both lines go.
   size_t NL = Text.find('\n', E);
   StringRef Next = Text.slice(E, NL == StringRef::npos ? Text.size() : NL);
   unsigned LineNo = 1 + unsigned(Text.take_front(B).count('\n'));
