@@ -491,6 +491,49 @@ class caller_end {
 public:
   explicit caller_end(caller_guard &g) { g.leave(); }
 };
+
+#if __cplusplus >= 201402L
+/* A caller frame noted around the call alone, after its arguments (or
+ * operands) are evaluated, as HmPlace.so notes it: hmrewrite writes these
+ * where an argument calls something that may allocate, which a wrapper
+ * around the whole text would put under the frame too.
+ *   double *a = HMPLACE_CALL(HMPLACE_FRAME("main.cpp", 11, 15), work)(make(n));
+ *   HMPLACE_BINARY(HMPLACE_FRAME("mesh.cpp", 9, 8), m[k], =, make(n));
+ * The arguments are forwarded unchanged (C++14: a generic lambda). */
+template <class Frame, class F> class noted_callable {
+public:
+  noted_callable(Frame frame, F f) : frame_(frame), f_(f) {}
+  template <class... A> decltype(auto) operator()(A &&...a) {
+    caller_guard g(frame_);
+    return f_(static_cast<A &&>(a)...);
+  }
+
+private:
+  Frame frame_;
+  F f_;
+};
+template <class Frame, class F>
+noted_callable<Frame, F> noted(Frame frame, F f) {
+  return noted_callable<Frame, F>(frame, f);
+}
+template <class Frame, class F, class L, class R>
+decltype(auto) noted_binary(Frame frame, F f, L &&l, R &&r) {
+  caller_guard g(frame);
+  return f(static_cast<L &&>(l), static_cast<R &&>(r));
+}
+#define HMPLACE_CALL(frame, ...)                                              \
+  ::hmplace::noted((frame), [&](auto &&...hmplace_a_) -> decltype(auto) {     \
+    return __VA_ARGS__(static_cast<decltype(hmplace_a_) &&>(hmplace_a_)...);  \
+  })
+#define HMPLACE_BINARY(frame, l, op, ...)                                     \
+  ::hmplace::noted_binary(                                                    \
+      (frame),                                                                \
+      [](auto &&hmplace_l_, auto &&hmplace_r_) -> decltype(auto) {           \
+        return static_cast<decltype(hmplace_l_) &&>(hmplace_l_)               \
+            op static_cast<decltype(hmplace_r_) &&>(hmplace_r_);              \
+      },                                                                      \
+      l, __VA_ARGS__)
+#endif
 } // namespace hmplace
 
 /* C++: `new (HMPLACE_HBW) T(args)`, `new (HMPLACE_HBW, std::nothrow) T[n]`.

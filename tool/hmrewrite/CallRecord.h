@@ -38,9 +38,23 @@ struct NoteSite {
   /// is a single statement that gets braces around it.
   /// NoteInit: a member's constructor in a constructor's initializer list;
   /// the guard goes around its first argument (NoteBegin, NoteEnd).
-  enum NoteForm { NoteExpr, NoteStmt, NoteDecl, NoteBlock, NoteInit };
+  /// NoteCall (C++14): the call alone, after its arguments are evaluated:
+  /// `HMPLACE_CALL(frame, ` at NoteBegin (the callee), `)` at NoteEnd (its
+  /// end), the argument list as written after it. NoteBinary (C++14): an
+  /// operator call `l OP r` as `HMPLACE_BINARY(frame, l, OP, r)`: commas at
+  /// LhsEnd and OpEnd, `)` at NoteEnd.
+  enum NoteForm {
+    NoteExpr,
+    NoteStmt,
+    NoteDecl,
+    NoteBlock,
+    NoteInit,
+    NoteCall,
+    NoteBinary
+  };
   NoteForm Form = NoteExpr;
   unsigned NoteBegin = 0, NoteEnd = 0;
+  unsigned LhsEnd = 0, OpEnd = 0;
   std::string NoteProblem;
   bool BlockBraces = false;
   bool CPlusPlus = false; ///< the call is in C++ (containers may be armed)
@@ -53,6 +67,8 @@ struct NoteSite {
   /// in its place (Form: the one the call's position takes).
   bool OldStyle = false;
   unsigned WrapBegin = 0, WrapEnd = 0, InnerBegin = 0, InnerEnd = 0;
+  /// An earlier HMPLACE_BINARY: its two commas (each one character).
+  unsigned Comma1 = 0, Comma2 = 0;
   unsigned FirstBegin = 0, FirstEnd = 0;
   std::string FirstText;
   /// NoteBlock wrappers: what the wrapper's two parts occupy, to take out,

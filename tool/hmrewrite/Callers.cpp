@@ -139,6 +139,10 @@ std::optional<Wrapper> parseWrapper(StringRef Buf, unsigned Offset,
     W.Form = NoteSite::NoteDecl;
   else if (Name == CallerInitMacro)
     W.Form = NoteSite::NoteInit;
+  else if (Name == CallMacro)
+    W.Form = NoteSite::NoteCall;
+  else if (Name == BinaryMacro)
+    W.Form = NoteSite::NoteBinary;
   else
     return std::nullopt;
   if (!R.next().is(tok::l_paren))
@@ -155,6 +159,8 @@ std::optional<Wrapper> parseWrapper(StringRef Buf, unsigned Offset,
   // The wrapped text ends before the parenthesis that closes the wrapper.
   unsigned Depth = 0, LastEnd = W.InnerBegin;
   for (; !R.tok().is(tok::eof); R.next()) {
+    if (R.tok().is(tok::comma) && Depth == 0 && W.Form == NoteSite::NoteBinary)
+      (W.Comma1 ? W.Comma2 : W.Comma1) = R.offset();
     if (R.tok().isOneOf(tok::l_paren, tok::l_square, tok::l_brace))
       ++Depth;
     else if (R.tok().isOneOf(tok::r_paren, tok::r_square, tok::r_brace)) {
@@ -205,6 +211,8 @@ static void noteWrapper(NoteSite &N, const Wrapper &W, StringRef Buf) {
   N.FirstBegin = W.FirstBegin;
   N.FirstEnd = W.FirstEnd;
   N.FirstText = Buf.slice(W.FirstBegin, W.FirstEnd).str();
+  N.Comma1 = W.Comma1;
+  N.Comma2 = W.Comma2;
 }
 
 /// Whether \p S is a statement child of \p Parent (a statement position:
@@ -454,6 +462,8 @@ static bool isCallerWrapperUse(SourceManager &SM, SourceLocation Use) {
     return false;
   StringRef Rest(
       P, std::min<size_t>(32, SM.getBufferData(SM.getFileID(Use)).end() - P));
+  if (Rest.starts_with("HMPLACE_CALL(") || Rest.starts_with("HMPLACE_BINARY("))
+    return true;
   return Rest.consume_front(CallerMacro) &&
          (Rest.starts_with("(") || Rest.starts_with("_STMT(") ||
           Rest.starts_with("_DECL("));
@@ -484,6 +494,210 @@ static bool oldWrapper(StringRef Buf, unsigned UseBegin, unsigned UseEnd,
   N.InnerEnd = UseEnd;
   N.WrapEnd = UseEnd + 4;
   return true;
+}
+
+/// Why the argument \p A cannot be forwarded unchanged to the call that
+/// takes it (HMPLACE_CALL's lambda passes it on as it was evaluated), or
+/// "": the conversion to its parameter, which would then run inside the
+/// note, must call nothing that may allocate.
+static std::string forwardProblem(const Expr *A, unsigned N, HarmlessCalls &H) {
+  std::string Which = "its argument " + std::to_string(N + 1);
+  const Expr *Top = A->IgnoreParens();
+  if (isa<InitListExpr, CXXStdInitializerListExpr>(Top->IgnoreImplicit()))
+    return Which + " is a braced list";
+  if (A->refersToBitField())
+    return Which + " is a bit-field";
+  for (const Expr *E = A;;) {
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(E)) {
+      if (IC->getCastKind() == CK_NullToPointer)
+        return Which + " is a null pointer constant (write nullptr)";
+      E = IC->getSubExpr();
+    } else if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = MT->getSubExpr();
+    } else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = BT->getSubExpr();
+    } else if (const auto *EC = dyn_cast<ExprWithCleanups>(E)) {
+      E = EC->getSubExpr();
+    } else if (const auto *CC = dyn_cast<CXXConstructExpr>(E);
+               CC && !isa<CXXTemporaryObjectExpr>(CC) &&
+               CC->getParenOrBraceRange().isInvalid()) {
+      // A copy or conversion the compiler adds: it would run in the note.
+      if (!H.node(CC))
+        return Which + " is copied or converted by a constructor of '" +
+               CC->getConstructor()->getParent()->getNameAsString() +
+               "' that may allocate";
+      if (CC->getNumArgs() == 0)
+        break;
+      E = CC->getArg(0);
+    } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+               MC && isa_and_nonnull<CXXConversionDecl>(MC->getMethodDecl())) {
+      if (!H.node(MC))
+        return Which + " is converted by a conversion function that may "
+                       "allocate";
+      E = MC->getImplicitObjectArgument();
+    } else {
+      if (const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+        if (isa<FunctionDecl>(DR->getDecl()) && DR->hadMultipleCandidates())
+          return Which + " names an overloaded function";
+      break;
+    }
+  }
+  return "";
+}
+
+/// Whether the file text [\p B, \p E) has a comma outside brackets (a macro
+/// argument would end there).
+static bool hasTopLevelComma(StringRef Buf, unsigned B, unsigned E,
+                             const LangOptions &LO) {
+  RawTokens R(Buf, B, LO);
+  unsigned Depth = 0;
+  for (R.next(); !R.tok().is(tok::eof) && R.offset() < E; R.next()) {
+    if (R.tok().isOneOf(tok::l_paren, tok::l_square, tok::l_brace, tok::less))
+      ++Depth;
+    else if (R.tok().isOneOf(tok::r_paren, tok::r_square, tok::r_brace,
+                             tok::greater) &&
+             Depth)
+      --Depth;
+    else if (R.tok().is(tok::comma) && !Depth)
+      return true;
+  }
+  return false;
+}
+
+/// The file range of \p E in \p FID, as offsets; false if it is not plain
+/// text there.
+static bool textRange(const Expr *E, FileID FID, EditLocator &L, unsigned &B,
+                      unsigned &End) {
+  SourceManager &SM = L.sourceManager();
+  SourceRange R = E->getSourceRange();
+  if (R.getBegin().isMacroID() || R.getEnd().isMacroID() ||
+      SM.getFileID(R.getBegin()) != FID || SM.getFileID(R.getEnd()) != FID)
+    return false;
+  B = L.offsetOf(R.getBegin());
+  End = L.offsetOf(R.getEnd()) +
+        Lexer::MeasureTokenLength(R.getEnd(), SM, L.context().getLangOpts());
+  return true;
+}
+
+/// The note around the call \p CE alone, after its arguments (operands)
+/// are evaluated, as HmPlace.so places it: HMPLACE_CALL(frame, callee)(args)
+/// or HMPLACE_BINARY(frame, l, OP, r) (C++14, hmplace.h). Fills \p N;
+/// "" or why it cannot be.
+static std::string notedCallForm(const Expr *CE, NoteSite &N, EditLocator &L) {
+  ASTContext &Ctx = L.context();
+  const LangOptions &LO = Ctx.getLangOpts();
+  SourceManager &SM = L.sourceManager();
+  HarmlessCalls &H = L.harmless();
+  if (!LO.CPlusPlus)
+    return "C has no form that notes the call alone";
+  if (!LO.CPlusPlus14)
+    return "the form that notes the call alone needs C++14";
+  FileID FID = SM.getFileID(SM.getExpansionLoc(CE->getBeginLoc()));
+  StringRef Buf = SM.getBufferData(FID);
+  const auto *Call = dyn_cast<CallExpr>(CE);
+  if (!Call)
+    return "it is no function or operator call";
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE)) {
+    OverloadedOperatorKind K = OC->getOperator();
+    if (OC->getNumArgs() != 2 || !OC->isInfixBinaryOp() || K == OO_Subscript ||
+        K == OO_Call || K == OO_Comma || K == OO_AmpAmp || K == OO_PipePipe ||
+        K == OO_ArrowStar)
+      return "it is an operator call other than an infix binary one";
+    unsigned LB, LE, RB, RE;
+    if (!textRange(OC->getArg(0), FID, L, LB, LE) ||
+        !textRange(OC->getArg(1), FID, L, RB, RE))
+      return "an operand is written through a macro";
+    if (hasTopLevelComma(Buf, LB, LE, LO))
+      return "its left operand has a comma outside brackets";
+    SourceLocation Op = OC->getOperatorLoc();
+    if (Op.isMacroID())
+      return "its operator is written through a macro";
+    for (unsigned I = 0; I < 2; ++I) {
+      std::string Why = forwardProblem(OC->getArg(I), I, H);
+      if (!Why.empty())
+        return Why;
+    }
+    N.Form = NoteSite::NoteBinary;
+    N.NoteBegin = LB;
+    N.LhsEnd = LE;
+    N.OpEnd = L.offsetOf(Op) + Lexer::MeasureTokenLength(Op, SM, LO);
+    N.NoteEnd = RE;
+    return "";
+  }
+  const Expr *Callee = Call->getCallee();
+  unsigned CB, CE2;
+  if (!textRange(Callee, FID, L, CB, CE2))
+    return "its callee is written through a macro";
+  if (hasTopLevelComma(Buf, CB, CE2, LO))
+    return "its callee's name has a comma outside brackets";
+  // The callee (and a member call's object) is evaluated inside the note.
+  if (const Stmt *X = otherCall(Callee, Call, Ctx, H))
+    return "its callee's expression calls " + describeCall(X, Ctx);
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+    if (isa<CXXDefaultArgExpr>(Call->getArg(I)))
+      continue; // evaluated with the call, under its key, in both
+    std::string Why = forwardProblem(Call->getArg(I), I, H);
+    if (!Why.empty())
+      return Why;
+  }
+  N.Form = NoteSite::NoteCall;
+  N.NoteBegin = CB;
+  N.NoteEnd = CE2;
+  return "";
+}
+
+/// The innermost earlier-run wrapper whose wrapped text holds the file
+/// position \p At (a call's own token as written): none if \p At is not in
+/// \p FID's text or no wrapper of the last few lines holds it.
+static std::optional<Wrapper> innermostWrapper(StringRef Buf, SourceLocation At,
+                                               FileID FID, SourceManager &SM,
+                                               const LangOptions &LO) {
+  if (!At.isFileID() || SM.getFileID(At) != FID)
+    return std::nullopt;
+  unsigned Off = SM.getFileOffset(At);
+  std::optional<Wrapper> Best;
+  size_t From = Off;
+  unsigned Floor = Off > 4096 ? Off - 4096 : 0;
+  while (From > Floor) {
+    size_t P = Buf.take_front(From).rfind("HMPLACE_");
+    if (P == StringRef::npos || P < Floor)
+      break;
+    From = P;
+    // `(HMPLACE_CALLER_INIT(...), arg)` begins at its parenthesis.
+    unsigned Start =
+        P > 0 && Buf[P - 1] == '(' && Buf.substr(P).starts_with(CallerInitMacro)
+            ? unsigned(P - 1)
+            : unsigned(P);
+    std::optional<Wrapper> W = parseWrapper(Buf, Start, LO);
+    if (W && W->InnerBegin <= Off && Off < W->InnerEnd)
+      return W; // the nearest before it is the innermost
+    (void)Best;
+  }
+  return std::nullopt;
+}
+
+/// Whether \p FD is hmplace.h's own (namespace hmplace), or the call
+/// operator of a lambda one of its macros wrote (HMPLACE_CALLER's,
+/// HMPLACE_CALL's): an earlier run's forms call them.
+static bool isRuntimeHelper(const FunctionDecl *FD, SourceManager &SM) {
+  for (const DeclContext *DC = FD->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (NS->getIdentifier() && NS->getName() == "hmplace")
+        return true;
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  if (!MD || !MD->getParent()->isLambda())
+    return false;
+  SourceLocation At = MD->getParent()->getLocation();
+  while (At.isMacroID()) {
+    if (SM.isMacroBodyExpansion(At)) {
+      StringRef Name = Lexer::getImmediateMacroName(
+          At, SM, MD->getASTContext().getLangOpts());
+      if (Name.starts_with("HMPLACE_"))
+        return true;
+    }
+    At = SM.getImmediateMacroCallerLoc(At);
+  }
+  return false;
 }
 
 void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
@@ -542,9 +756,16 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   // (which covers it) is the frame, not the default argument.
   if (!Wrapped && inDefaultArgument(CE, L.context()))
     return;
-  // The runtime's own calls are never callers.
-  if (Call && Callee && Callee->getIdentifier() &&
+  // The runtime's own calls are never callers: its functions, hmplace.h's
+  // helpers, and the lambdas its macros make.
+  if (Callee && Callee->getIdentifier() &&
       Callee->getName().starts_with("hmplace_"))
+    return;
+  // (An earlier HMPLACE_BINARY's operator call is in a generic lambda the
+  // walk does not instantiate: its noted_binary call stands for it.)
+  if (Callee && isRuntimeHelper(Callee, SM) &&
+      !(Wrapped && Callee->getIdentifier() &&
+        Callee->getName() == "noted_binary"))
     return;
   ASTContext &Ctx = L.context();
   const LangOptions &LO = Ctx.getLangOpts();
@@ -646,8 +867,15 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   // wrapper begins where the call (or its macro use) began, and ends where
   // it ends (a call whose left operand is a wrapped call begins there too);
   // its frame keeps the column the call had (a member name inside it, say).
-  if (std::optional<Wrapper> W = parseWrapper(Buf, UseBegin, LO);
-      W && W->End == UseEnd) {
+  // Wrappers nest (HMPLACE_BINARY's operands): a call written in the text
+  // belongs to the innermost one around it.
+  std::optional<Wrapper> W =
+      innermostWrapper(Buf, SM.getSpellingLoc(CE->getExprLoc()), FID, SM, LO);
+  if (!W || !CE->getBeginLoc().isMacroID())
+    if (std::optional<Wrapper> Outer = parseWrapper(Buf, UseBegin, LO);
+        Outer && Outer->End == UseEnd)
+      W = Outer;
+  if (W) {
     noteWrapper(R.note(), *W, Buf);
     R.Key.Column = W->Column;
     Out.push_back(std::move(R));
@@ -837,12 +1065,21 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   for (const Stmt *St : Run)
     if (const Stmt *X = R.note().NoteProblem.empty()
                             ? otherCall(St, CE, Ctx, L.harmless())
-                            : nullptr)
+                            : nullptr) {
+      // C++14: the call alone, its arguments evaluated first.
+      const Expr *NodeE = Node.get<Expr>();
+      std::string Why = NodeE && NodeE->IgnoreImplicit() == CE &&
+                                !CE->getBeginLoc().isMacroID()
+                            ? notedCallForm(CE, R.note(), L)
+                            : "it is written through a macro";
+      if (Why.empty())
+        break;
       R.note().NoteProblem =
           "the text to wrap also calls " + describeCall(X, Ctx) +
           ", which would run inside the note, while HmPlace.so notes the "
-          "call alone, after its arguments are evaluated (evaluate that "
-          "into a variable first)";
+          "call alone, after its arguments are evaluated, and " +
+          Why + " (evaluate that into a variable first)";
+    }
   Out.push_back(std::move(R));
 }
 

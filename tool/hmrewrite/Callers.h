@@ -47,6 +47,8 @@ struct Wrapper {
   unsigned FrameBegin = 0, FrameEnd = 0; ///< HMPLACE_FRAME(...)
   /// The first argument: the frame, or HMPLACE_CONTAINERS(frame, ...).
   unsigned FirstBegin = 0, FirstEnd = 0;
+  /// HMPLACE_BINARY: the commas after the left operand and the operator.
+  unsigned Comma1 = 0, Comma2 = 0;
   std::string File;
   unsigned Line = 0, Column = 0;
 };

@@ -58,6 +58,10 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
             C.Note->InnerBegin - C.Note->WrapBegin, "");
     addEdit(C.EditFile, C.Note->InnerEnd, C.Note->WrapEnd - C.Note->InnerEnd,
             "");
+    if (C.Note->Form == NoteSite::NoteBinary && C.Note->Comma2) {
+      addEdit(C.EditFile, C.Note->Comma1, 1, "");
+      addEdit(C.EditFile, C.Note->Comma2, 1, "");
+    }
   }
   ++tally(C.EditFile).Unnoted;
   if (Remarks)

@@ -154,6 +154,19 @@ public:
 private:
   void addEdit(llvm::StringRef File, unsigned Offset, unsigned Length,
                llvm::StringRef Text);
+  /// An insertion that may meet others at its offset (nested notes: the
+  /// outer opening before the inner one, the inner closing before the outer
+  /// one): they go in as one text, by ascending \p Order, then as added.
+  void addInsertion(llvm::StringRef File, unsigned Offset, llvm::StringRef Text,
+                    long Order);
+  /// Pending insertions, by file and offset: (order, sequence, text).
+  std::map<
+      std::string,
+      std::map<unsigned, std::vector<std::tuple<long, unsigned, std::string>>>>
+      Insertions;
+  unsigned InsertionSeq = 0;
+  /// Put the pending insertions into the edits.
+  void flushInsertions();
   void dropUnusedInclude(const std::string &File, const FileLayout &Layout,
                          const clang::tooling::Replacements &Reps);
   /// Add `#include <hmplace.h>` to \p File (Includes.cpp).

@@ -86,11 +86,16 @@ std::vector<std::pair<unsigned, unsigned>> addedSpans(StringRef Buf,
       NewEnd = T.end();
     // A caller wrapper: its opening and its closing parenthesis.
     if (Id == CallerMacro || Id == CallerStmtMacro || Id == CallerDeclMacro ||
+        Id == CallMacro || Id == BinaryMacro ||
         (T.tok().is(tok::l_paren) &&
          Buf.substr(skipSpace(Buf, T.end())).starts_with(CallerInitMacro))) {
       if (std::optional<Wrapper> W = parseWrapper(Buf, At, LO)) {
         Out.push_back({W->Begin, W->InnerBegin});
         Out.push_back({W->InnerEnd, W->End});
+        if (W->Comma2) { // HMPLACE_BINARY's two commas
+          Out.push_back({W->Comma1, W->Comma1 + 1});
+          Out.push_back({W->Comma2, W->Comma2 + 1});
+        }
       }
       continue;
     }

@@ -185,6 +185,24 @@ void RewriteSession::addEdit(StringRef File, unsigned Offset, unsigned Length,
   }
 }
 
+void RewriteSession::addInsertion(StringRef File, unsigned Offset,
+                                  StringRef Text, long Order) {
+  Insertions[File.str()][Offset].emplace_back(Order, InsertionSeq++,
+                                              Text.str());
+}
+
+void RewriteSession::flushInsertions() {
+  for (auto &[File, ByOffset] : Insertions)
+    for (auto &[Offset, Texts] : ByOffset) {
+      llvm::sort(Texts);
+      std::string Text;
+      for (const auto &T : Texts)
+        Text += std::get<2>(T);
+      addEdit(File, Offset, 0, Text);
+    }
+  Insertions.clear();
+}
+
 /// A rerun that took out every use of the runtime from a file takes out the
 /// include an earlier run added too: the result is what a first run on the
 /// original source gives.
@@ -279,8 +297,15 @@ void RewriteSession::noteCaller(const CallRecord &C,
     addEdit(C.EditFile, C.Note->NoteEnd, 0,
             blockClosing(C.Key, C.Note->BlockBraces));
   } else {
-    addEdit(C.EditFile, C.Note->NoteBegin, 0, wrapperPrefix(C.Note->Form, Arg));
-    addEdit(C.EditFile, C.Note->NoteEnd, 0, ")");
+    // Nested notes meet at offsets: the wider opens first, closes last.
+    long Width = long(C.Note->NoteEnd - C.Note->NoteBegin);
+    addInsertion(C.EditFile, C.Note->NoteBegin,
+                 wrapperPrefix(C.Note->Form, Arg), -Width);
+    if (C.Note->Form == NoteSite::NoteBinary) {
+      addInsertion(C.EditFile, C.Note->LhsEnd, ",", Width);
+      addInsertion(C.EditFile, C.Note->OpEnd, ",", Width);
+    }
+    addInsertion(C.EditFile, C.Note->NoteEnd, ")", Width);
   }
   ++tally(C.EditFile).Noted;
   if (Remarks)
@@ -458,6 +483,7 @@ bool RewriteSession::finish() {
                "examined (build with the macros that activate it and "
                "rewrite again)");
 
+  flushInsertions();
   // Test hook: HMREWRITE_TEST_OVERLAP=NAME gives the edited file of that
   // name two overlapping edits, as a fault of the rewriter would (the test
   // suite checks that only that file is left alone).

@@ -25,9 +25,11 @@ std::string callerArgument(const SourcePos &P, StringRef ContainerTable) {
 std::string wrapperPrefix(NoteSite::NoteForm F, StringRef Arg) {
   if (F == NoteSite::NoteInit) // around a mem-initializer's first argument
     return (Twine("(") + CallerInitMacro + "(" + Arg + "), ").str();
-  StringRef Macro = F == NoteSite::NoteDecl   ? CallerDeclMacro
-                    : F == NoteSite::NoteStmt ? CallerStmtMacro
-                                              : CallerMacro;
+  StringRef Macro = F == NoteSite::NoteDecl     ? CallerDeclMacro
+                    : F == NoteSite::NoteStmt   ? CallerStmtMacro
+                    : F == NoteSite::NoteCall   ? CallMacro
+                    : F == NoteSite::NoteBinary ? BinaryMacro
+                                                : CallerMacro;
   return (Macro + "(" + Arg + ", ").str();
 }
 
