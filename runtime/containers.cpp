@@ -37,6 +37,9 @@ static thread_local const char *Armed
     __attribute__((tls_model("initial-exec"))) = nullptr;
 
 const char *hmplace_containers_enter(const char *table) {
+  // Known to the report from the first time it is armed, as HmPlace.so's
+  // tables are from the start: an entry that placed nothing says so.
+  hmplace_ctx_register(&table, 1);
   const char *Previous = Armed;
   Armed = table;
   return Previous;
