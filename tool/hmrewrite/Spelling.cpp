@@ -15,10 +15,18 @@ std::string frameText(const SourcePos &P) {
       .str();
 }
 
+/// \p Table as the source spells it: its last kind, the fallback, says it
+/// is what the other callers get (the comment is gone before the table is
+/// made a string, so the runtime reads what HmPlace.so passes).
+static std::string labelled(StringRef Table) {
+  return (Table + " /* other callers */").str();
+}
+
 std::string callerArgument(const SourcePos &P, StringRef ContainerTable) {
   if (ContainerTable.empty())
     return frameText(P);
-  return (ContainersMacro + "(" + frameText(P) + ", " + ContainerTable + ")")
+  return (ContainersMacro + "(" + frameText(P) + ", " +
+          labelled(ContainerTable) + ")")
       .str();
 }
 
@@ -69,7 +77,7 @@ std::string windowArgument(int RuntimeKind, ArrayRef<std::string> Sizes,
 }
 
 std::string byCallersArgument(StringRef Table) {
-  return (ByCallersMacro + "(" + Table + ")").str();
+  return (ByCallersMacro + "(" + labelled(Table) + ")").str();
 }
 
 std::string unquote(StringRef Lit) {
