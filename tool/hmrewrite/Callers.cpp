@@ -700,83 +700,157 @@ static bool isRuntimeHelper(const FunctionDecl *FD, SourceManager &SM) {
   return false;
 }
 
-void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
-                  StringRef CompileDir, std::vector<CallRecord> &Out) {
-  const RewriteSession &S = L.session();
-  SourceManager &SM = L.sourceManager();
+namespace {
+/// recordCaller's work for one call, in the steps a candidate caller frame
+/// goes through: is it one, where is its text, did an earlier run wrap it,
+/// and how (if at all) can a note cover exactly it.
+class CallerRecorder {
+public:
+  CallerRecorder(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn)
+      : L(L), SM(L.sourceManager()), Ctx(L.context()), LO(Ctx.getLangOpts()),
+        CE(CE), CurFn(CurFn), Call(dyn_cast<CallExpr>(CE)),
+        Construct(dyn_cast<CXXConstructExpr>(CE)),
+        Callee(Call        ? Call->getDirectCallee()
+               : Construct ? Construct->getConstructor()
+                           : nullptr) {}
+
+  void run(StringRef CompileDir, std::vector<CallRecord> &Out) {
+    detectWrapped();
+    if (!isCandidate() || !startRecord(CompileDir))
+      return;
+    analyseConstruction();
+    if (locateUse() && !adoptEarlierWrapper() && R.note().NoteProblem.empty()) {
+      if (InitOf || SeveralDeclared)
+        noteFirstArgument();
+      else if (!CurFn)
+        R.note().NoteProblem = "it is outside a function";
+      else
+        chooseForm();
+    }
+    Out.push_back(std::move(R));
+  }
+
+private:
+  void detectWrapped();
+  bool isCandidate() const;
+  bool startRecord(StringRef CompileDir);
+  void analyseConstruction();
+  bool locateUse();
+  bool adoptEarlierWrapper();
+  void noteFirstArgument();
+  void chooseForm();
+  const Stmt *formForNode(const DynTypedNode &Node, const DynTypedNode &Parent);
+  void checkEvaluated(const Stmt *Evaluated, const DynTypedNode &Node);
+  /// Whether \p SR covers exactly the text to wrap.
+  bool inside(SourceRange SR) const {
+    CharSourceRange X = SM.getExpansionRange(SR);
+    return X.getBegin() == Use.getBegin() && X.getEnd() == Use.getEnd();
+  }
+  /// A statement of the block that the text to wrap begins (all of them,
+  /// when that text is one macro use).
+  bool begins(const Stmt *St) const {
+    return SM.getExpansionLoc(St->getBeginLoc()) == Use.getBegin();
+  }
+  bool nextTokenIsSemi() const {
+    std::optional<Token> T = Lexer::findNextToken(Use.getEnd(), SM, LO);
+    return T && T->is(tok::semi);
+  }
+  /// A declaration that a macro use begins ends at the ';' written after it.
+  bool endsAtSemi(const Stmt *St) const {
+    std::optional<Token> T = Lexer::findNextToken(Use.getEnd(), SM, LO);
+    return isa<DeclStmt>(St) && T && T->is(tok::semi) &&
+           St->getEndLoc() == T->getLocation();
+  }
+
+  EditLocator &L;
+  SourceManager &SM;
+  ASTContext &Ctx;
+  const LangOptions &LO;
+  const Expr *CE;
+  const FunctionDecl *CurFn;
+  const CallExpr *Call;
+  const CXXConstructExpr *Construct;
+  const FunctionDecl *Callee;
+  bool Wrapped = false, OldWrapped = false;
+  CallRecord R;
+  /// A constructor of a variable: the declaration is what gets wrapped; of
+  /// a member in an initializer list, or of one of several variables
+  /// declared together: its first argument.
+  const DeclStmt *DeclOf = nullptr;
+  const CXXCtorInitializer *InitOf = nullptr;
+  bool SeveralDeclared = false;
+  /// The text to wrap (the call, its macro use, or the declaration).
+  CharSourceRange Use;
+  FileID FID;
+  StringRef Buf;
+  unsigned UseBegin = 0, UseEnd = 0;
+};
+} // namespace
+
+/// An earlier run's wrapper is looked at whatever the plan says now: the
+/// plan may no longer name the call.
+void CallerRecorder::detectWrapped() {
   SourceLocation Begin = CE->getBeginLoc();
-  // An earlier run's wrapper is looked at whatever the plan says now: the
-  // plan may no longer name the call.
-  bool Wrapped =
+  Wrapped =
       Begin.isMacroID() && isCallerWrapperUse(SM, SM.getExpansionLoc(Begin));
-  const auto *Call = dyn_cast<CallExpr>(CE);
-  const auto *Construct = dyn_cast<CXXConstructExpr>(CE);
   // A member constructor an earlier run noted: `(HMPLACE_CALLER_INIT(...`
-  // opens its first argument.
-  // (A default argument has no location: invalid locations count as file
-  // locations.)
+  // opens its first argument. (A default argument has no location: invalid
+  // locations count as file locations.)
   if (!Wrapped && Construct && Construct->getNumArgs() &&
       Construct->getArg(0)->getBeginLoc().isValid() &&
       Construct->getArg(0)->getBeginLoc().isFileID()) {
+    SourceLocation A = Construct->getArg(0)->getBeginLoc();
     bool Invalid = false;
-    const char *P =
-        SM.getCharacterData(Construct->getArg(0)->getBeginLoc(), &Invalid);
+    const char *P = SM.getCharacterData(A, &Invalid);
+    StringRef FileText = SM.getBufferData(SM.getFileID(A));
     StringRef Rest =
         Invalid ? StringRef()
-                : StringRef(
-                      P, std::min<size_t>(
-                             24, SM.getBufferData(
-                                       SM.getFileID(
-                                           Construct->getArg(0)->getBeginLoc()))
-                                         .end() -
-                                     P));
+                : StringRef(P, std::min<size_t>(24, FileText.end() - P));
     Wrapped =
         Rest.consume_front("(") && Rest.ltrim().starts_with(CallerInitMacro);
   }
   // The previous hmrewrite's wrapper ends `; })` right after the call.
-  bool OldWrapped = false;
   if (!Wrapped && Call) {
     CharSourceRange U = SM.getExpansionRange(CE->getSourceRange());
     if (U.getEnd().isFileID()) {
       bool Invalid = false;
-      SourceLocation After = Lexer::getLocForEndOfToken(
-          U.getEnd(), 0, SM, L.context().getLangOpts());
+      SourceLocation After = Lexer::getLocForEndOfToken(U.getEnd(), 0, SM, LO);
       const char *P =
           After.isValid() ? SM.getCharacterData(After, &Invalid) : nullptr;
       OldWrapped = P && !Invalid && StringRef(P, 4) == "; })";
     }
   }
   Wrapped |= OldWrapped;
-  if (!Wrapped && !S.recordsCallers())
-    return; // the common case: a plan without call-stack entries
-  const FunctionDecl *Callee = Call        ? Call->getDirectCallee()
-                               : Construct ? Construct->getConstructor()
-                                           : nullptr;
+}
+
+bool CallerRecorder::isCandidate() const {
+  if (!Wrapped && !L.session().recordsCallers())
+    return false; // the common case: a plan without call-stack entries
   // A default argument's code is keyed where each call is: that call
   // (which covers it) is the frame, not the default argument.
-  if (!Wrapped && inDefaultArgument(CE, L.context()))
-    return;
+  if (!Wrapped && inDefaultArgument(CE, Ctx))
+    return false;
   // The runtime's own calls are never callers: its functions, hmplace.h's
   // helpers, and the lambdas its macros make.
   if (Callee && Callee->getIdentifier() &&
       Callee->getName().starts_with("hmplace_"))
-    return;
+    return false;
   // (An earlier HMPLACE_BINARY's operator call is in a generic lambda the
   // walk does not instantiate: its noted_binary call stands for it.)
-  if (Callee && isRuntimeHelper(Callee, SM) &&
-      !(Wrapped && Callee->getIdentifier() &&
-        Callee->getName() == "noted_binary"))
-    return;
-  ASTContext &Ctx = L.context();
-  const LangOptions &LO = Ctx.getLangOpts();
-  // Where debug info puts the call, as HmPlace.so keys it: a member call
-  // at the member's name, an operator call at the operator, a constructor
-  // at the variable (through a macro: the macro use).
+  return !(Callee && isRuntimeHelper(Callee, SM) &&
+           !(Wrapped && Callee->getIdentifier() &&
+             Callee->getName() == "noted_binary"));
+}
+
+/// The record's key: where debug info puts the call, as HmPlace.so keys it
+/// (a member call at the member's name, an operator call at the operator, a
+/// constructor at the variable; through a macro: the macro use). False if
+/// the call is on no line the plan names.
+bool CallerRecorder::startRecord(StringRef CompileDir) {
   SourceLocation KeyLoc = SM.getExpansionLoc(CE->getExprLoc());
   PresumedLoc PL = SM.getPresumedLoc(KeyLoc);
-  if (PL.isInvalid() || (!Wrapped && !S.isNoteLine(PL.getLine())))
-    return;
-  CallRecord R;
+  if (PL.isInvalid() || (!Wrapped && !L.session().isNoteLine(PL.getLine())))
+    return false;
   R.note().CPlusPlus = LO.CPlusPlus;
   R.CompileDir = CompileDir;
   R.Key = makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
@@ -788,87 +862,89 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
         Construct->getConstructor()->getParent()->getNameAsString();
   else if (Callee && Callee->getIdentifier())
     R.note().Callee = Callee->getName().str();
-
   R.note().CannotAllocate = !Wrapped && L.harmless().node(CE);
+  return true;
+}
 
-  // A constructor of a variable: the declaration is what gets wrapped; of a
-  // member in an initializer list: its first argument.
-  const DeclStmt *DeclOf = nullptr;
-  const CXXCtorInitializer *InitOf = nullptr;
-  bool SeveralDeclared = false;
-  if (Construct) {
-    // Up through what the initializer's temporaries add around it.
-    DynTypedNodeList Ps = Ctx.getParents(*Construct);
-    while (!Ps.empty() && (Ps[0].get<ExprWithCleanups>() ||
-                           Ps[0].get<CXXBindTemporaryExpr>() ||
-                           Ps[0].get<MaterializeTemporaryExpr>() ||
-                           Ps[0].get<ImplicitCastExpr>()))
-      Ps = Ctx.getParents(Ps[0]);
-    const auto *VD = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
-    if (VD && VD->getInit() &&
-        VD->getInit()->IgnoreImplicit() == Construct->IgnoreImplicit()) {
-      DynTypedNodeList G = Ctx.getParents(*VD);
-      DeclOf = G.empty() ? nullptr : G[0].get<DeclStmt>();
-      // One of several variables of a declaration (`Field a(n), b(n);`):
-      // wrapping the statement would note the others' constructors too, so
-      // its first argument holds the note, as a member's does.
-      if (DeclOf && !DeclOf->isSingleDecl()) {
-        DeclOf = nullptr;
-        SeveralDeclared = true;
-      }
-    } else if (const auto *CD =
-                   Ps.empty() ? nullptr : Ps[0].get<CXXConstructorDecl>()) {
-      // The parent map puts a mem-initializer's expression under the
-      // constructor itself.
-      for (const CXXCtorInitializer *I : CD->inits())
-        if (I->isWritten() && I->getInit() &&
-            I->getInit()->IgnoreImplicit() == Construct->IgnoreImplicit())
-          InitOf = I;
-      if (!InitOf)
-        R.note().NoteProblem = "it constructs an object the source does not "
-                               "spell out, where no note can go";
-    } else if (!isa<CXXTemporaryObjectExpr>(Construct) &&
-               (Ps.empty() || !Ps[0].get<CXXFunctionalCastExpr>())) {
-      R.note().NoteProblem =
-          "it constructs an object inside a larger expression "
-          "(a new-expression or a conversion), where no note can "
-          "go in the source";
+void CallerRecorder::analyseConstruction() {
+  if (!Construct)
+    return;
+  // Up through what the initializer's temporaries add around it.
+  DynTypedNodeList Ps = Ctx.getParents(*Construct);
+  while (!Ps.empty() &&
+         (Ps[0].get<ExprWithCleanups>() || Ps[0].get<CXXBindTemporaryExpr>() ||
+          Ps[0].get<MaterializeTemporaryExpr>() ||
+          Ps[0].get<ImplicitCastExpr>()))
+    Ps = Ctx.getParents(Ps[0]);
+  const auto *VD = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
+  if (VD && VD->getInit() &&
+      VD->getInit()->IgnoreImplicit() == Construct->IgnoreImplicit()) {
+    DynTypedNodeList G = Ctx.getParents(*VD);
+    DeclOf = G.empty() ? nullptr : G[0].get<DeclStmt>();
+    // One of several variables of a declaration (`Field a(n), b(n);`):
+    // wrapping the statement would note the others' constructors too, so
+    // its first argument holds the note, as a member's does.
+    if (DeclOf && !DeclOf->isSingleDecl()) {
+      DeclOf = nullptr;
+      SeveralDeclared = true;
     }
+  } else if (const auto *CD =
+                 Ps.empty() ? nullptr : Ps[0].get<CXXConstructorDecl>()) {
+    // The parent map puts a mem-initializer's expression under the
+    // constructor itself.
+    for (const CXXCtorInitializer *I : CD->inits())
+      if (I->isWritten() && I->getInit() &&
+          I->getInit()->IgnoreImplicit() == Construct->IgnoreImplicit())
+        InitOf = I;
+    if (!InitOf)
+      R.note().NoteProblem = "it constructs an object the source does not "
+                             "spell out, where no note can go";
+  } else if (!isa<CXXTemporaryObjectExpr>(Construct) &&
+             (Ps.empty() || !Ps[0].get<CXXFunctionalCastExpr>())) {
+    R.note().NoteProblem = "it constructs an object inside a larger "
+                           "expression (a new-expression or a conversion), "
+                           "where no note can go in the source";
   }
-  CharSourceRange Use = SM.getExpansionRange(
+}
+
+/// The text to wrap and its file; false when the record is complete (a
+/// system header, text spanning files).
+bool CallerRecorder::locateUse() {
+  Use = SM.getExpansionRange(
       DeclOf ? SourceRange(DeclOf->getBeginLoc(),
                            DeclOf->getSingleDecl()
                                ? DeclOf->getSingleDecl()->getEndLoc()
                                : DeclOf->getEndLoc())
              : CE->getSourceRange());
-  FileID FID = SM.getFileID(Use.getBegin());
+  FID = SM.getFileID(Use.getBegin());
   const EditLocator::FileFacts &Facts = L.factsOf(FID);
   if (Facts.System) {
     R.Edit = CallRecord::InSystemHeader;
-    Out.push_back(std::move(R));
-    return;
+    return false;
   }
   if (FID != SM.getMainFileID() && !Facts.Selected)
     R.Edit = CallRecord::InOtherFile;
   if (Facts.Path.empty() || SM.getFileID(Use.getEnd()) != FID) {
     R.note().NoteProblem = "it spans files";
-    Out.push_back(std::move(R));
-    return;
+    return false;
   }
   R.EditFile = Facts.Path;
-  unsigned UseBegin = L.offsetOf(Use.getBegin());
-  unsigned UseEnd =
-      L.offsetOf(Use.getEnd()) +
-      (Use.isTokenRange() ? Lexer::MeasureTokenLength(Use.getEnd(), SM, LO)
-                          : 0);
-  StringRef Buf = SM.getBufferData(FID);
+  UseBegin = L.offsetOf(Use.getBegin());
+  UseEnd = L.offsetOf(Use.getEnd()) +
+           (Use.isTokenRange() ? Lexer::MeasureTokenLength(Use.getEnd(), SM, LO)
+                               : 0);
+  Buf = SM.getBufferData(FID);
+  return true;
+}
 
-  // An earlier run's wrapper: the call is written in its argument. The
-  // wrapper begins where the call (or its macro use) began, and ends where
-  // it ends (a call whose left operand is a wrapped call begins there too);
-  // its frame keeps the column the call had (a member name inside it, say).
-  // Wrappers nest (HMPLACE_BINARY's operands): a call written in the text
-  // belongs to the innermost one around it.
+/// An earlier run's wrapper around the call: the record takes it over (and
+/// its frame's column, where the call had it); true if there is one.
+bool CallerRecorder::adoptEarlierWrapper() {
+  // The call is written in the wrapper's argument. Wrappers nest
+  // (HMPLACE_BINARY's operands): a call written in the text belongs to the
+  // innermost one around it; else the wrapper begins where the call (or its
+  // macro use) began, and ends where it ends (a call whose left operand is
+  // a wrapped call begins there too).
   std::optional<Wrapper> W =
       innermostWrapper(Buf, SM.getSpellingLoc(CE->getExprLoc()), FID, SM, LO);
   if (!W || !CE->getBeginLoc().isMacroID())
@@ -878,209 +954,195 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
   if (W) {
     noteWrapper(R.note(), *W, Buf);
     R.Key.Column = W->Column;
-    Out.push_back(std::move(R));
-    return;
+    return true;
   }
   // The previous hmrewrite's wrapper: its frame is where it begins (the
   // call's position before it was wrapped); the form the current rewrite
   // puts in its place follows the position of the whole old wrapper.
-  if (OldWrapped && oldWrapper(Buf, UseBegin, UseEnd, R.note())) {
-    R.Key.Column -= UseBegin - R.note().WrapBegin;
-    DynTypedNodeList Ps = Ctx.getParents(*CE);
-    while (!Ps.empty() && !Ps[0].get<StmtExpr>())
-      Ps = Ctx.getParents(Ps[0]);
-    if (!Ps.empty())
-      Ps = Ctx.getParents(Ps[0]); // the __extension__ around it
-    if (!Ps.empty()) {
-      DynTypedNodeList Outer = Ctx.getParents(Ps[0]);
-      const auto *E = Ps[0].get<Expr>();
-      R.note().Form =
-          E && !Outer.empty() && inStatementPosition(E, Outer[0], Ctx)
-              ? NoteSite::NoteStmt
-              : NoteSite::NoteExpr;
-    }
-    Out.push_back(std::move(R));
+  if (!OldWrapped || !oldWrapper(Buf, UseBegin, UseEnd, R.note()))
+    return false;
+  R.Key.Column -= UseBegin - R.note().WrapBegin;
+  DynTypedNodeList Ps = Ctx.getParents(*CE);
+  while (!Ps.empty() && !Ps[0].get<StmtExpr>())
+    Ps = Ctx.getParents(Ps[0]);
+  if (!Ps.empty())
+    Ps = Ctx.getParents(Ps[0]); // the __extension__ around it
+  if (!Ps.empty()) {
+    DynTypedNodeList Outer = Ctx.getParents(Ps[0]);
+    const auto *E = Ps[0].get<Expr>();
+    R.note().Form = E && !Outer.empty() && inStatementPosition(E, Outer[0], Ctx)
+                        ? NoteSite::NoteStmt
+                        : NoteSite::NoteExpr;
+  }
+  return true;
+}
+
+/// A member's or one of several variables' constructor: the guard goes
+/// around the first written argument; the others are evaluated in no set
+/// order around it, so none may call anything.
+void CallerRecorder::noteFirstArgument() {
+  const Expr *First =
+      Construct->getNumArgs() && !isa<CXXDefaultArgExpr>(Construct->getArg(0))
+          ? Construct->getArg(0)
+          : nullptr;
+  if (!First) {
+    R.note().NoteProblem =
+        InitOf ? "it default-initialises a member, with no argument to "
+                 "hold the note"
+               : "it default-initialises one of several variables "
+                 "declared together, with no argument to hold the note "
+                 "(declare it on its own)";
     return;
   }
-  if (!R.note().NoteProblem.empty()) {
-    Out.push_back(std::move(R));
+  CharSourceRange AR = SM.getExpansionRange(First->getSourceRange());
+  if (SM.getFileID(AR.getBegin()) != FID || SM.getFileID(AR.getEnd()) != FID) {
+    R.note().NoteProblem = "its first argument spans files";
     return;
   }
-  if (InitOf || SeveralDeclared) {
-    // The guard goes around the first written argument; the others are
-    // evaluated in no set order around it, so none may call anything.
-    const Expr *First =
-        Construct->getNumArgs() && !isa<CXXDefaultArgExpr>(Construct->getArg(0))
-            ? Construct->getArg(0)
-            : nullptr;
-    CharSourceRange AR = First ? SM.getExpansionRange(First->getSourceRange())
-                               : CharSourceRange();
-    if (!First)
+  if (std::optional<Wrapper> W =
+          parseWrapper(Buf, L.offsetOf(AR.getBegin()), LO)) {
+    noteWrapper(R.note(), *W, Buf);
+    return;
+  }
+  R.note().Form = NoteSite::NoteInit;
+  R.note().NoteBegin = L.offsetOf(AR.getBegin());
+  R.note().NoteEnd =
+      L.offsetOf(AR.getEnd()) +
+      (AR.isTokenRange() ? Lexer::MeasureTokenLength(AR.getEnd(), SM, LO) : 0);
+  for (const Expr *A : Construct->arguments())
+    if (const Stmt *X = otherCall(A, CE, Ctx, L.harmless())) {
       R.note().NoteProblem =
-          InitOf ? "it default-initialises a member, with no argument to "
-                   "hold the note"
-                 : "it default-initialises one of several variables "
-                   "declared together, with no argument to hold the note "
-                   "(declare it on its own)";
-    else if (SM.getFileID(AR.getBegin()) != FID ||
-             SM.getFileID(AR.getEnd()) != FID)
-      R.note().NoteProblem = "its first argument spans files";
-    if (R.note().NoteProblem.empty()) {
-      if (std::optional<Wrapper> W =
-              parseWrapper(Buf, L.offsetOf(AR.getBegin()), LO)) {
-        noteWrapper(R.note(), *W, Buf);
-        Out.push_back(std::move(R));
-        return;
-      }
-      R.note().Form = NoteSite::NoteInit;
-      R.note().NoteBegin = L.offsetOf(AR.getBegin());
-      R.note().NoteEnd =
-          L.offsetOf(AR.getEnd()) +
-          (AR.isTokenRange() ? Lexer::MeasureTokenLength(AR.getEnd(), SM, LO)
-                             : 0);
-      for (const Expr *A : Construct->arguments())
-        if (const Stmt *X = otherCall(A, CE, Ctx, L.harmless())) {
-          R.note().NoteProblem =
-              "its arguments call " + describeCall(X, Ctx) +
-              ", which would run inside the note, while HmPlace.so notes "
-              "the constructor alone, after its arguments are evaluated";
-          break;
-        }
+          "its arguments call " + describeCall(X, Ctx) +
+          ", which would run inside the note, while HmPlace.so notes "
+          "the constructor alone, after its arguments are evaluated";
+      return;
     }
-    Out.push_back(std::move(R));
-    return;
-  }
+}
+
+/// The node to wrap (the call, the outermost node of its macro use, or the
+/// variable a constructor initialises), the form that wraps it, and what
+/// runs inside.
+void CallerRecorder::chooseForm() {
   R.note().NoteBegin = UseBegin;
   R.note().NoteEnd = UseEnd;
-  if (!CurFn) {
-    R.note().NoteProblem = "it is outside a function";
-    Out.push_back(std::move(R));
-    return;
-  }
-
-  // The node to wrap: the call, or the outermost node of its macro use, or
-  // the variable a constructor initialises.
   DynTypedNode Node = DynTypedNode::create(*CE);
   if (DeclOf && DeclOf->isSingleDecl())
     Node = DynTypedNode::create(*DeclOf->getSingleDecl());
-  auto Inside = [&](SourceRange SR) {
-    CharSourceRange X = SM.getExpansionRange(SR);
-    return X.getBegin() == Use.getBegin() && X.getEnd() == Use.getEnd();
-  };
-  // A statement of the block that the text to wrap begins (all of them,
-  // when that text is one macro use).
-  auto Begins = [&](const Stmt *St) {
-    return SM.getExpansionLoc(St->getBeginLoc()) == Use.getBegin();
-  };
   for (;;) {
     DynTypedNodeList Ps = Ctx.getParents(Node);
-    if (Ps.empty() || !Inside(Ps[0].getSourceRange()))
+    if (Ps.empty() || !inside(Ps[0].getSourceRange()))
       break;
     Node = Ps[0];
   }
   DynTypedNodeList Ps = Ctx.getParents(Node);
   DynTypedNode Parent = Ps.empty() ? DynTypedNode() : Ps[0];
+  checkEvaluated(formForNode(Node, Parent), Node);
+}
+
+/// The form for the node to wrap; what runs inside the wrapper.
+const Stmt *CallerRecorder::formForNode(const DynTypedNode &Node,
+                                        const DynTypedNode &Parent) {
+  NoteSite &N = R.note();
   SourceRange NR = Node.getSourceRange();
   bool WholeUse = NR.getBegin().isFileID() ||
                   (Lexer::isAtStartOfMacroExpansion(NR.getBegin(), SM, LO) &&
                    Lexer::isAtEndOfMacroExpansion(NR.getEnd(), SM, LO));
-  auto NextTokenIsSemi = [&] {
-    std::optional<Token> T = Lexer::findNextToken(Use.getEnd(), SM, LO);
-    return T && T->is(tok::semi);
-  };
-  // A declaration that a macro use begins ends at the ';' written after it.
-  auto EndsAtSemi = [&](const Stmt *St) {
-    std::optional<Token> T = Lexer::findNextToken(Use.getEnd(), SM, LO);
-    return isa<DeclStmt>(St) && T && T->is(tok::semi) &&
-           St->getEndLoc() == T->getLocation();
-  };
-
-  const Stmt *Evaluated = nullptr; // what runs inside the wrapper
-  if (const auto *VD = Node.get<VarDecl>()) {
+  if (Node.get<VarDecl>()) {
     // A macro use that is a declaration (DECLARE_ARRAY(A, n, m);).
     const auto *DS = Parent.get<DeclStmt>();
     DynTypedNodeList G = DS ? Ctx.getParents(*DS) : DynTypedNodeList(Parent);
     if (!DS || G.empty() || !G[0].get<CompoundStmt>())
-      R.note().NoteProblem =
-          "its macro use declares a variable outside a block "
-          "(a for statement's, say), where no note can go";
-    else if (!NextTokenIsSemi() ||
+      N.NoteProblem = "its macro use declares a variable outside a block "
+                      "(a for statement's, say), where no note can go";
+    else if (!nextTokenIsSemi() ||
              SM.getExpansionLoc(DS->getBeginLoc()) != Use.getBegin())
-      R.note().NoteProblem = "its macro use is only part of a declaration";
-    R.note().Form = NoteSite::NoteDecl;
-    Evaluated = G.empty() ? nullptr : G[0].get<CompoundStmt>();
-    (void)VD;
-  } else if (!WholeUse) {
+      N.NoteProblem = "its macro use is only part of a declaration";
+    N.Form = NoteSite::NoteDecl;
+    return G.empty() ? nullptr : G[0].get<CompoundStmt>();
+  }
+  if (!WholeUse) {
     // A macro use that is several statements of a block (`DECL(A, n);` as
     // `double *A; A = alloc(n);`): all of them, with the names they
-    // declare kept in scope (checked below with the others).
+    // declare kept in scope.
     SmallVector<const Stmt *, 4> Sts;
     if (const auto *CS = Parent.get<CompoundStmt>())
       for (const Stmt *St : CS->body())
-        if (Begins(St))
+        if (begins(St))
           Sts.push_back(St);
     if (Sts.empty() ||
         !Lexer::isAtStartOfMacroExpansion(Sts.front()->getBeginLoc(), SM, LO) ||
         !(Lexer::isAtEndOfMacroExpansion(Sts.back()->getEndLoc(), SM, LO) ||
-          EndsAtSemi(Sts.back())))
-      R.note().NoteProblem =
-          "its macro use expands to more than one expression or "
-          "statement";
-    else if (!NextTokenIsSemi())
-      R.note().NoteProblem = "its macro use ends a statement without a ';'";
-    R.note().Form = NoteSite::NoteDecl;
-    Evaluated = Parent.get<CompoundStmt>();
-  } else if (const auto *E = Node.get<Expr>();
-             E && !inStatementPosition(E, Parent, Ctx)) {
-    R.note().Form = NoteSite::NoteExpr;
-    Evaluated = E;
+          endsAtSemi(Sts.back())))
+      N.NoteProblem = "its macro use expands to more than one expression or "
+                      "statement";
+    else if (!nextTokenIsSemi())
+      N.NoteProblem = "its macro use ends a statement without a ';'";
+    N.Form = NoteSite::NoteDecl;
+    return Parent.get<CompoundStmt>();
+  }
+  if (const auto *E = Node.get<Expr>();
+      E && !inStatementPosition(E, Parent, Ctx)) {
+    N.Form = NoteSite::NoteExpr;
     const auto *Cast = Parent.get<ImplicitCastExpr>();
     bool ReadOnly = Cast && (Cast->getCastKind() == CK_LValueToRValue ||
                              Cast->getCastKind() == CK_FunctionToPointerDecay);
     if (!LO.CPlusPlus && E->isGLValue() && !ReadOnly)
-      R.note().NoteProblem =
-          "it is used as an lvalue, which HMPLACE_CALLER's value "
-          "cannot be in C";
+      N.NoteProblem = "it is used as an lvalue, which HMPLACE_CALLER's value "
+                      "cannot be in C";
     else if (E->getType()->isArrayType())
-      R.note().NoteProblem = "its value is an array";
-  } else if (const Stmt *St = Node.get<Stmt>()) {
-    R.note().Form = NoteSite::NoteStmt;
-    Evaluated = St;
-    if (!NextTokenIsSemi())
-      R.note().NoteProblem = "its macro use ends a statement without a ';'";
-  } else {
-    R.note().NoteProblem = "its macro use is not an expression, statement or "
-                           "declaration";
+      N.NoteProblem = "its value is an array";
+    return E;
   }
+  if (const Stmt *St = Node.get<Stmt>()) {
+    N.Form = NoteSite::NoteStmt;
+    if (!nextTokenIsSemi())
+      N.NoteProblem = "its macro use ends a statement without a ';'";
+    return St;
+  }
+  N.NoteProblem = "its macro use is not an expression, statement or "
+                  "declaration";
+  return nullptr;
+}
+
+/// Nothing else that runs inside the wrapper may change what the note
+/// places (otherCall); where something might, the call noted alone (C++14:
+/// notedCallForm) or the reason there is no note.
+void CallerRecorder::checkEvaluated(const Stmt *Evaluated,
+                                    const DynTypedNode &Node) {
   // A block stands for its statements written in the macro use.
   SmallVector<const Stmt *, 4> Run;
   if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Evaluated);
       CS && R.note().Form == NoteSite::NoteDecl) {
     for (const Stmt *St : CS->body())
-      if (Begins(St))
+      if (begins(St))
         Run.push_back(St);
   } else if (Evaluated) {
     Run.push_back(Evaluated);
   }
-  for (const Stmt *St : Run)
-    if (const Stmt *X = R.note().NoteProblem.empty()
-                            ? otherCall(St, CE, Ctx, L.harmless())
-                            : nullptr) {
-      // C++14: the call alone, its arguments evaluated first.
-      const Expr *NodeE = Node.get<Expr>();
-      std::string Why = NodeE && NodeE->IgnoreImplicit() == CE &&
-                                !CE->getBeginLoc().isMacroID()
-                            ? notedCallForm(CE, R.note(), L)
-                            : "it is written through a macro";
-      if (Why.empty())
-        break;
-      R.note().NoteProblem =
-          "the text to wrap also calls " + describeCall(X, Ctx) +
-          ", which would run inside the note, while HmPlace.so notes the "
-          "call alone, after its arguments are evaluated, and " +
-          Why + " (evaluate that into a variable first)";
-    }
-  Out.push_back(std::move(R));
+  for (const Stmt *St : Run) {
+    const Stmt *X = R.note().NoteProblem.empty()
+                        ? otherCall(St, CE, Ctx, L.harmless())
+                        : nullptr;
+    if (!X)
+      continue;
+    const Expr *NodeE = Node.get<Expr>();
+    std::string Why =
+        NodeE && NodeE->IgnoreImplicit() == CE && !CE->getBeginLoc().isMacroID()
+            ? notedCallForm(CE, R.note(), L)
+            : "it is written through a macro";
+    if (Why.empty())
+      return;
+    R.note().NoteProblem =
+        "the text to wrap also calls " + describeCall(X, Ctx) +
+        ", which would run inside the note, while HmPlace.so notes the "
+        "call alone, after its arguments are evaluated, and " +
+        Why + " (evaluate that into a variable first)";
+  }
+}
+
+void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
+                  StringRef CompileDir, std::vector<CallRecord> &Out) {
+  CallerRecorder(L, CE, CurFn).run(CompileDir, Out);
 }
 
 } // namespace hmplace
