@@ -45,6 +45,8 @@ const char *const hm_kind_names[HMPLACE_KIND_COUNT] = {
 const char *hmplace_kind_name(enum hmplace_kind k) {
   if ((unsigned)k < HMPLACE_KIND_COUNT)
     return hm_kind_names[k];
+  if (k == HMPLACE_HEAP)
+    return "ordinary heap";
   const char *split = hm_split_name((int)k);
   return split ? split : "invalid";
 }

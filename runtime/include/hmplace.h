@@ -132,6 +132,8 @@ struct hmplace_stats {
   int available;      /* 1 usable, 0 not (yet) initialised, -1 unavailable */
 };
 void hmplace_get_stats(enum hmplace_kind k, struct hmplace_stats *out);
+/* The name of a kind ("MEMKIND_HBW"), of a split ("MEMKIND_HBW 75% +
+ * MEMKIND_REGULAR 25%"), "ordinary heap" for HMPLACE_HEAP, else "invalid". */
 const char *hmplace_kind_name(enum hmplace_kind k);
 /* Print the report now (also done at exit when HMPLACE_REPORT is set). */
 void hmplace_report(void);

@@ -121,17 +121,21 @@ static int makefile_tests_name(const char **file, char *line_out, size_t n) {
       fclose(f);
       return 0;
     }
-    char buf[4096];
+    /* Whole lines (a list of sources can be longer than any buffer), so
+     * that the count is of the Makefile's lines. */
+    char *buf = NULL;
+    size_t cap = 0;
     int lineno = 0, found = 0;
-    while (fgets(buf, sizeof buf, f)) {
+    while (getline(&buf, &cap, f) >= 0) {
       ++lineno;
       if (regexec(&re, buf, 0, NULL, 0) == 0) {
-        buf[strcspn(buf, "\n")] = 0;
+        buf[strcspn(buf, "\r\n")] = 0;
         snprintf(line_out, n, "%s", buf);
         found = lineno;
         break;
       }
     }
+    free(buf);
     regfree(&re);
     fclose(f);
     *file = names[i];

@@ -1,5 +1,7 @@
-//===- FastMem.cpp - plan entries from Fortran FASTMEM directives ---------===//
+//===- FastMem.cpp - plan entries from Fortran placement directives -------===//
 //
+// Intel's `!DIR$ ATTRIBUTES FASTMEM :: a, b` and Cray's `!DIR$ MEMORY(
+// bandwidth) a, b` name the arrays to put in high-bandwidth memory.
 // Not a Fortran parser: statements are rebuilt from physical lines (free and
 // fixed form, continuations, comments, `;`), and only what decides where a
 // directive applies is recognised: program units, derived types, USE, and
@@ -40,6 +42,9 @@ struct Directive {
   unsigned Buf, Line, Col;
   std::string Name;
   bool Used = false;
+  /// What named it, for notes and messages: "FASTMEM", or Cray's
+  /// "MEMORY(bandwidth)".
+  std::string Source = "FASTMEM";
 };
 
 struct Scope {
@@ -328,6 +333,7 @@ const char *const KnownDirectives[] = {"attributes",
                                        "nounroll_and_jam",
                                        "ignore_tkr",
                                        "concurrency_safe",
+                                       "memory",
                                        "end"};
 const char *const KnownAttributes[] = {"alias",
                                        "align",
@@ -495,6 +501,7 @@ public:
     for (const Allocate &A : Allocates) {
       std::map<std::string, unsigned> Visible = visibleFrom(A.Scope);
       std::vector<std::string> Named, Others;
+      std::string Src = "FASTMEM"; // the directive that names them
       for (const std::string &O : A.Objects) {
         auto It = Visible.find(O);
         if (It == Visible.end()) {
@@ -503,6 +510,7 @@ public:
         }
         Named.push_back(O);
         Dirs[It->second].Used = true;
+        Src = Dirs[It->second].Source;
       }
       if (Named.empty())
         continue;
@@ -515,8 +523,8 @@ public:
             return O.front() == '%';
           })) {
         D.report(Loc, Severity::Warning,
-                 "this ALLOCATE allocates " + names(A.Objects) +
-                     ", of which FASTMEM names only " + names(Named) +
+                 "this ALLOCATE allocates " + names(A.Objects) + ", of which " +
+                     Src + " names only " + names(Named) +
                      "; a component cannot be placed apart from the other "
                      "arrays of its statement, so no entry is written (put "
                      "it in an ALLOCATE of its own)");
@@ -535,14 +543,14 @@ public:
         E.To.Spelling = Kind.str();
         if (Partial)
           E.Object = Named[I];
-        E.Note = "FASTMEM " + (Partial ? Named[I] : join(Named, ", "));
+        E.Note = Src + " " + (Partial ? Named[I] : join(Named, ", "));
         P.Entries.push_back(std::move(E));
       }
     }
     for (const Directive &Dir : Dirs)
       if (!Dir.Used)
         D.report(D.locAt(Dir.Buf, Dir.Line - 1, Dir.Col - 1), Severity::Warning,
-                 "FASTMEM names '" + Dir.Name +
+                 Dir.Source + " names '" + Dir.Name +
                      "', but no ALLOCATE of it was found in the sources "
                      "scanned where the directive applies; nothing placed "
                      "for it");
@@ -565,6 +573,8 @@ private:
                "unknown directive '" + Word + "'; ignored");
       return;
     }
+    if (Word == "memory")
+      return crayMemory(S, T.drop_front(Word.size()).ltrim(), Loc, Id, Sc);
     if (Word != "attributes")
       return;
     size_t Colons = T.find("::");
@@ -598,6 +608,37 @@ private:
       std::string Key = (Sc.K == Scope::Type ? "%" : "") + N.str();
       Dirs.push_back({Id, S.Line, S.Col, N.str()});
       Sc.Fast[Key] = unsigned(Dirs.size() - 1);
+    }
+  }
+
+  /// Cray's `!DIR$ MEMORY(bandwidth) a, b` (\p T after the word): the
+  /// same as FASTMEM for the names. Another memory attribute says where
+  /// HmPlace has no tier to map it to.
+  void crayMemory(const Stmt &S, StringRef T, SMLoc Loc, unsigned Id,
+                  Scope &Sc) {
+    if (!T.consume_front("(")) {
+      D.report(Loc, Severity::Warning,
+               "MEMORY directive without '(attribute)'; ignored");
+      return;
+    }
+    size_t Close = T.find(')');
+    StringRef Attr = T.take_front(Close).trim();
+    if (Close == StringRef::npos || Attr != "bandwidth") {
+      D.report(Loc, Severity::Warning,
+               "MEMORY(" + Attr +
+                   ") directive: only MEMORY(bandwidth) (high-"
+                   "bandwidth memory) has a tier here; "
+                   "ignored");
+      return;
+    }
+    ++NumDirectives;
+    for (StringRef N : topLevelParts(T.drop_front(Close + 1))) {
+      N = N.trim();
+      if (N.empty())
+        continue;
+      Dirs.push_back({Id, S.Line, S.Col, N.str(), false, "MEMORY(bandwidth)"});
+      Sc.Fast[(Sc.K == Scope::Type ? "%" : "") + N.str()] =
+          unsigned(Dirs.size() - 1);
     }
   }
 
@@ -668,7 +709,7 @@ bool scanFastMem(const std::vector<std::string> &Files, StringRef PlanDir,
   if (!Read)
     return false;
   Plan P;
-  P.Note = "from FASTMEM directives (hmplan scan)";
+  P.Note = "from FASTMEM and MEMORY(bandwidth) directives (hmplan scan)";
   S.resolve(PlanDir, Kind, P);
   raw_string_ostream OS(Out.PlanText);
   writeYaml(P, OS);

@@ -60,8 +60,9 @@ static cl::list<std::string> ReportFiles(cl::Positional, cl::OneOrMore,
                                          cl::desc("<report.json>..."),
                                          cl::sub(ReportsCmd), cl::cat(Cat));
 static cl::SubCommand
-    ScanCmd("scan", "Write a plan from the FASTMEM directives of Fortran "
-                    "sources (!DIR$ ATTRIBUTES FASTMEM :: a, b)");
+    ScanCmd("scan", "Write a plan from the placement directives of Fortran "
+                    "sources (!DIR$ ATTRIBUTES FASTMEM :: a, b; Cray's "
+                    "!DIR$ MEMORY(bandwidth) a, b)");
 static cl::list<std::string> ScanFiles(cl::Positional, cl::OneOrMore,
                                        cl::desc("<source.f90>..."),
                                        cl::sub(ScanCmd), cl::cat(Cat));
@@ -548,7 +549,7 @@ static int scan(DiagEngine &D) {
     return 1;
   errs() << "hmplan scan: " << ScanFiles.size() << " file"
          << (ScanFiles.size() == 1 ? "" : "s") << ", " << R.Directives
-         << " FASTMEM directive" << (R.Directives == 1 ? "" : "s") << ", "
+         << " placement directive" << (R.Directives == 1 ? "" : "s") << ", "
          << R.Entries << " entr" << (R.Entries == 1 ? "y" : "ies");
   if (Output != "-")
     errs() << "; plan written to " << Output;

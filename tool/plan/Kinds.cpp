@@ -80,10 +80,16 @@ const KindInfo &heapKind() { return Kinds[std::size(Kinds) - 1]; }
 ArrayRef<KindInfo> allKinds() { return Kinds; }
 
 const KindInfo *findKind(StringRef Name) {
+  // In any case, as AutoHBW's AUTO_HBW_MEM_TYPE takes them (memkind_hbw).
   for (const KindInfo &K : Kinds)
-    if (Name == K.Name)
+    if (Name.equals_insensitive(K.Name))
       return &K;
   return nullptr;
+}
+
+std::string kindSpelling(StringRef Name) {
+  const KindInfo *K = findKind(Name);
+  return K ? K->Name : Name.str();
 }
 
 ArrayRef<KindAlias> allAliases() { return Aliases; }
@@ -102,7 +108,7 @@ std::string closestName(StringRef Bad, ArrayRef<std::string> Candidates) {
     // A pure case mistake (memkind_hbw) is always worth suggesting.
     if (Bad.equals_insensitive(C))
       return C;
-    unsigned D = Bad.edit_distance(C, /*AllowReplacements=*/true);
+    unsigned D = Bad.edit_distance_insensitive(C, /*AllowReplacements=*/true);
     if (D < BestDist) {
       BestDist = D;
       Best = C;

@@ -32,8 +32,12 @@ struct KindInfo {
 const KindInfo &heapKind();
 /// All static kinds of memkind 1.14, in memkind.h's order, then the heap.
 llvm::ArrayRef<KindInfo> allKinds();
-/// Exact kind name lookup (`MEMKIND_HBW`, `posix`); nullptr if unknown.
+/// Kind name lookup (`MEMKIND_HBW`, `posix`), in any case (`memkind_hbw`,
+/// as AutoHBW's AUTO_HBW_MEM_TYPE takes it); nullptr if unknown.
 const KindInfo *findKind(llvm::StringRef Name);
+/// How a plan writes \p Name: a memkind kind name as memkind spells it
+/// (`memkind_hbw` -> `MEMKIND_HBW`), anything else as given.
+std::string kindSpelling(llvm::StringRef Name);
 
 struct KindAlias {
   const char *Name;

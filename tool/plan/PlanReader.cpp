@@ -82,8 +82,8 @@ bool addAutoHbwEntry(Plan &P, StringRef AutoHbwSize,
       return false;
   E.Files = Globs.empty() ? std::vector<std::string>{"*"} : Globs;
   E.Frames.emplace_back(); // the placeholder: names no call
-  E.To.Spelling = Kind.str();
   E.To.Kind = P.resolveKind(Kind, &E.To.TheTier);
+  E.To.Spelling = E.To.TheTier ? Kind.str() : kindSpelling(Kind);
   if (!E.To.Kind) {
     Err = "unknown kind '" + Kind.str() + "'; see 'hmplan kinds'";
     return false;
@@ -160,6 +160,8 @@ protected:
     T.Kind = AllowTier ? P.resolveKind(Name, &Ti)
                        : (findKind(Name) ? findKind(Name) : findAlias(Name));
     T.TheTier = Ti;
+    if (!Ti)
+      T.Spelling = kindSpelling(Name);
     if (T.Kind)
       return true;
     std::vector<std::string> Names = P.targetNames();
@@ -420,7 +422,7 @@ private:
                      if (S && resolveTarget(*S, loc(F), Tg,
                                             /*AllowTier=*/false)) {
                        T->Kind = Tg.Kind;
-                       T->KindSpelling = *S;
+                       T->KindSpelling = Tg.Spelling;
                      }
                    } else if (K == "capacity") {
                      auto S = scalar(F, FL, "'capacity'");
@@ -570,7 +572,7 @@ private:
         continue;
       }
       SplitPart Part;
-      Part.Spelling = *Name;
+      Part.Spelling = One.Spelling;
       std::string Err = parsePercent(*Pct, Part.Percent);
       if (!Err.empty()) {
         error(loc(Pair.Value), Err);
