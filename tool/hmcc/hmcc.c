@@ -324,8 +324,10 @@ static int place_flags(const struct request *r, char **cmd, int n,
                        const char *plugin, const char *lib) {
   if (r->compile) {
     cmd[n++] = concat("-fpass-plugin=", plugin);
+    /* Fortran: full debug info, which `object:` entries need (the variable
+     * an ALLOCATE fills is named there); C and C++: line tables. */
     if (!r->debug)
-      cmd[n++] = "-gline-tables-only";
+      cmd[n++] = r->lang == LANG_FORTRAN ? "-g" : "-gline-tables-only";
   }
   int runtime_in = !r->link;
   for (int i = 0; i < r->nargs; ++i) {

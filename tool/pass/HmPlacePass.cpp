@@ -58,7 +58,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <cstdlib>
+#include <map>
 #include <mutex>
+#include <set>
 
 using namespace llvm;
 using namespace hmplace;
@@ -458,9 +461,65 @@ struct HmPlacePass : PassInfoMixin<HmPlacePass> {
   static bool isRequired() { return true; }
 };
 
-PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
-  LLVMContext &Ctx = M.getContext();
-  std::string Path = PlanOption;
+/// One module through a plan, in steps: the plan, the allocation calls,
+/// the decisions, what is placed, the callers noted, what placed nothing
+/// (said by default), and the build record.
+class ModulePlacer {
+public:
+  explicit ModulePlacer(Module &M) : M(M), Ctx(M.getContext()) {}
+
+  PreservedAnalyses run() {
+    if (!loadPlan())
+      return PreservedAnalyses::all();
+    collectSites();
+    listSites(M, Sites);
+    SiteMatcher Matcher(*L->P);
+    for (Site &S : Sites)
+      Matcher.addCall(S.C);
+    std::vector<Placement> Decisions = Matcher.resolve();
+    placeSites(Matcher, Decisions);
+    noteCallers(Matcher);
+    reportMisses(Matcher);
+    writeBuildRecord(Matcher);
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+
+private:
+  struct Site {
+    CallBase *CB;
+    const IRAllocFn *F;
+    CallContext C;
+  };
+
+  bool loadPlan();
+  void collectSites();
+  void placeSites(SiteMatcher &Matcher, const std::vector<Placement> &Ds);
+  void placeOne(Site &S, const Placement &P, const SiteDecision &D,
+                SiteDescriptors &Descs, RemarkFolder &Remarks);
+  void noteCallers(SiteMatcher &Matcher);
+  void reportMisses(const SiteMatcher &Matcher);
+  void reportUnmatchedHere(const SiteMatcher &Matcher);
+  void writeBuildRecord(const SiteMatcher &Matcher);
+  void missed(const PlanEntry *E, const std::string &Why) {
+    if (E)
+      Missed.try_emplace(E, Why);
+  }
+
+  Module &M;
+  LLVMContext &Ctx;
+  std::string Path, Resolved;
+  const LoadedPlan *L = nullptr;
+  std::vector<Site> Sites;
+  bool SawCallWithoutLoc = false;
+  bool Changed = false;
+  /// Entries that placed or kept something here; entries that matched a
+  /// call here but placed nothing, and why (said by default, recorded).
+  std::set<const PlanEntry *> Applied;
+  std::map<const PlanEntry *, std::string> Missed;
+};
+
+bool ModulePlacer::loadPlan() {
+  Path = PlanOption;
   if (Path.empty())
     if (const char *E = getenv("HMPLACE_PLAN"))
       Path = E;
@@ -469,9 +528,9 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
            "HmPlace: no plan given: set HMPLACE_PLAN=plan.yaml (or -mllvm "
            "-placement-plan=plan.yaml with -Xclang -load -Xclang HmPlace.so)",
            DS_Error);
-    return PreservedAnalyses::all();
+    return false;
   }
-  std::string Resolved = resolvePlanPath(Path);
+  Resolved = resolvePlanPath(Path);
   if (Resolved.empty()) {
     report(M,
            "HmPlace: plan '" + Path +
@@ -480,23 +539,19 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
                "make finds the plan at the top of the tree; or give an "
                "absolute path)",
            DS_Error);
-    return PreservedAnalyses::all();
+    return false;
   }
-  const LoadedPlan &L = loadPlanOnce(Resolved, moduleBasenames(M));
-  if (!L.P) {
+  L = &loadPlanOnce(Resolved, moduleBasenames(M));
+  if (!L->P) {
     report(M, "HmPlace: cannot use plan '" + Path + "' (see the errors above)",
            DS_Error);
-    return PreservedAnalyses::all();
+    return false;
   }
+  return true;
+}
 
-  // Collect the allocation calls with a location.
-  struct Site {
-    CallBase *CB;
-    const IRAllocFn *F;
-    CallContext C;
-  };
-  std::vector<Site> Sites;
-  bool SawCallWithoutLoc = false;
+/// The allocation calls with a location.
+void ModulePlacer::collectSites() {
   // Only Fortran has statements whose calls share a position by design
   // (ALLOCATE of several arrays); object entries need the variable.
   bool Fortran = isFortranModule(M);
@@ -522,7 +577,7 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
       // (container entries, Context.h).
       Sites.back().C.StdAllocator =
           F->KindArg != 0 && isStdLibraryFile(DL->getFilename());
-      if (Fortran && L.P->HasObjects)
+      if (Fortran && L->P->HasObjects)
         Sites.back().C.Object = allocatedObject(*CB, F->Scoped);
     }
   // A module built with -g can still hold calls without a location: flang
@@ -535,157 +590,254 @@ PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
                "' has allocation calls but no debug locations; nothing placed "
                "(compile with -g or -gline-tables-only)",
            DS_Warning);
+}
 
-  listSites(M, Sites);
-  SiteMatcher Matcher(*L.P);
-  for (Site &S : Sites)
-    Matcher.addCall(S.C);
-  std::vector<Placement> Decisions = Matcher.resolve();
-
-  // Entries that cannot be applied exactly place nothing; say so by default
-  // (not as a remark) where they name a call, so the miss is never silent.
+void ModulePlacer::placeSites(SiteMatcher &Matcher,
+                              const std::vector<Placement> &Decisions) {
+  // Entries that cannot be applied exactly place nothing.
   for (const PlanEntry *E : Matcher.unusableHits())
-    report(M,
-           "HmPlace: plan entry '" + E->key() + "' (" + L.D->describe(E->Loc) +
-               ") is not applied: " + Matcher.shape(*E).Why +
-               "; it places nothing",
-           DS_Warning);
-
-  bool Changed = false;
+    missed(E, "it is not applied: " + Matcher.shape(*E).Why);
   SiteDescriptors Descs(M);
   RemarkFolder Remarks(Ctx);
   for (size_t I = 0; I < Sites.size(); ++I) {
-    Site &S = Sites[I];
     const Placement &P = Decisions[I];
-    SiteDecision D = decideSite(P, S.C.Frames.front(), S.F->Source,
-                                S.F->SizeArg < 0 ? noSizeWhy(*S.F) : "");
-    switch (D.Act) {
-    case SiteDecision::Leave:
-      break;
-    case SiteDecision::NotPlaced:
-      Remarks.add(RemarkFolder::Missed, "NotPlaced", S.CB, D.Remark);
-      break;
-    case SiteDecision::KeepOnHeap:
-      if (S.F->Heap) { // hbw_malloc & co: their C counterpart
-        S.CB->setCalledFunction(
-            M.getOrInsertFunction(S.F->Heap, S.CB->getFunctionType()));
-        Changed = true;
-      }
-      Remarks.add(RemarkFolder::Passed, "KeptOnHeap", S.CB, D.Remark);
-      break;
-    case SiteDecision::PlaceByCallers: {
-      Value *KindV = Descs.kindFor(D.Table, P.Choices, P.fallbackKind(), S.CB);
-      CallBase *New = placeCall(S.CB, *S.F, KindV);
-      Remarks.add(RemarkFolder::Passed, "PlacedByCaller", New, D.Remark);
-      Changed = true;
-      break;
-    }
-    case SiteDecision::Place: {
-      // A site entry: a constant kind, and no per-entry counting (one store
-      // per site measured 2-3% more -O2 compile time on site-dense plans;
-      // the per-kind report covers these sites).
-      Value *KindV = ConstantInt::get(Type::getInt32Ty(Ctx), D.RuntimeKind);
-      if (D.windowed())
-        KindV = windowedKind(S.CB, *S.F, D, KindV);
-      CallBase *New = placeCall(S.CB, *S.F, KindV);
-      Remarks.add(RemarkFolder::Passed, "Placed", New, D.Remark);
-      Changed = true;
-      break;
-    }
-    }
+    SiteDecision D =
+        decideSite(P, Sites[I].C.Frames.front(), Sites[I].F->Source,
+                   Sites[I].F->SizeArg < 0 ? noSizeWhy(*Sites[I].F) : "");
+    placeOne(Sites[I], P, D, Descs, Remarks);
   }
-
   Remarks.emit();
   Descs.finish();
+}
 
-  // Caller frames of call-stack entries: every call here that one names
-  // notes itself on the shadow stack. Collected first: noting splits blocks.
-  if (Matcher.needsContext()) {
-    std::vector<std::pair<CallBase *, uint64_t>> Noted;
-    for (Function &Fn : M)
-      for (Instruction &I : instructions(Fn)) {
-        auto *CB = dyn_cast<CallBase>(&I);
-        if (!CB || isa<IntrinsicInst>(CB))
-          continue;
-        const DILocation *DL = CB->getDebugLoc().get();
-        if (!hasDebugLocation(DL))
-          continue;
-        CallContext C = contextOf(DL);
-        if (!Matcher.isNoted(C))
-          continue;
-        const SourcePos &Pos = C.Frames.front();
-        Noted.push_back({CB, contextFrameId(Pos.File, Pos.Line, Pos.Column)});
-      }
-    // Calls on a noted parallel region's line other than the fork are the
-    // region's machinery (the outlined function calling its body, the
-    // runtime's loop and reduction calls): the region is noted, they are not.
-    std::set<std::pair<std::string, unsigned>> RegionLines;
-    for (auto &[CB, Id] : Noted)
-      if (forkedRegion(CB)) {
-        SourcePos P = contextOf(CB->getDebugLoc().get()).Frames.front();
-        RegionLines.insert({P.File, P.Line});
-      }
-    for (auto &[CB, Id] : Noted) {
-      OptimizationRemarkEmitter ORE(CB->getFunction());
-      SourcePos Key = contextOf(CB->getDebugLoc().get()).Frames.front();
-      // An OpenMP parallel region: noted in each of its threads.
-      if (Function *Region = forkedRegion(CB)) {
-        noteBody(*Region, Id);
-        ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", CB)
-                 << regionNotedRemark(Key));
-        Changed = true;
-        continue;
-      }
-      if (RegionLines.count({Key.File, Key.Line}))
-        continue;
-      CallBase *Now = noteCall(CB, Id);
-      if (!Now) {
-        ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotNoted", CB)
-                 << notNotedMessage(Key, "it is a musttail call"));
-        continue;
-      }
-      // CB may be gone: a call that can throw became an invoke.
-      ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", Now)
-               << notedRemark(Key));
+void ModulePlacer::placeOne(Site &S, const Placement &P, const SiteDecision &D,
+                            SiteDescriptors &Descs, RemarkFolder &Remarks) {
+  std::vector<const PlanEntry *> Entries;
+  if (P.Entry)
+    Entries.push_back(P.Entry);
+  for (const ContextChoice &Ch : P.Choices)
+    Entries.push_back(Ch.Entry);
+  for (const PlanEntry *E : P.Candidates)
+    Entries.push_back(E);
+  if (D.Act == SiteDecision::NotPlaced) {
+    for (const PlanEntry *E : Entries)
+      missed(E, D.Remark);
+  } else {
+    Applied.insert(Entries.begin(), Entries.end());
+  }
+  switch (D.Act) {
+  case SiteDecision::Leave:
+    break;
+  case SiteDecision::NotPlaced:
+    Remarks.add(RemarkFolder::Missed, "NotPlaced", S.CB, D.Remark);
+    break;
+  case SiteDecision::KeepOnHeap:
+    if (S.F->Heap) { // hbw_malloc & co: their C counterpart
+      S.CB->setCalledFunction(
+          M.getOrInsertFunction(S.F->Heap, S.CB->getFunctionType()));
       Changed = true;
     }
+    Remarks.add(RemarkFolder::Passed, "KeptOnHeap", S.CB, D.Remark);
+    break;
+  case SiteDecision::PlaceByCallers: {
+    Value *KindV = Descs.kindFor(D.Table, P.Choices, P.fallbackKind(), S.CB);
+    CallBase *New = placeCall(S.CB, *S.F, KindV);
+    Remarks.add(RemarkFolder::Passed, "PlacedByCaller", New, D.Remark);
+    Changed = true;
+    break;
   }
+  case SiteDecision::Place: {
+    // A site entry: a constant kind, and no per-entry counting (one store
+    // per site measured 2-3% more -O2 compile time on site-dense plans;
+    // the per-kind report covers these sites).
+    Value *KindV = ConstantInt::get(Type::getInt32Ty(Ctx), D.RuntimeKind);
+    if (D.windowed())
+      KindV = windowedKind(S.CB, *S.F, D, KindV);
+    CallBase *New = placeCall(S.CB, *S.F, KindV);
+    Remarks.add(RemarkFolder::Passed, "Placed", New, D.Remark);
+    Changed = true;
+    break;
+  }
+  }
+}
 
-  // Which entries this module matched, for `hmplan summary`: an entry that
-  // names nothing here is normal for a whole-program plan, so the verdict
-  // waits for the whole build (BuildRecord.h) instead of a line per module.
-  if (!getenv("HMPLACE_NO_RECORD")) {
-    BuildRecord R;
-    R.PlanHash = L.P->ContentHash;
-    R.Module = moduleSource(M);
-    std::set<std::string> Files;
-    for (const Site &S : Sites)
-      for (const SourcePos &F : S.C.Frames)
-        Files.insert(F.File);
-    for (Function &Fn : M)
-      if (const DISubprogram *SP = Fn.getSubprogram())
-        Files.insert(normalizePath(SP->getFilename(), SP->getDirectory()));
-    if (!R.Module.empty())
-      Files.insert(R.Module);
-    R.Files.assign(Files.begin(), Files.end());
-    std::set<const PlanEntry *> Unmatched;
-    for (const PlanEntry *E : Matcher.unmatched())
-      Unmatched.insert(E);
-    for (const PlanEntry &E : L.P->Entries)
-      if (!Unmatched.count(&E))
-        R.Matched.insert(E.Index);
-    if (!R.Module.empty()) {
-      std::string Err = writeRecord(Resolved, R);
-      if (!Err.empty())
-        report(M,
-               "HmPlace: cannot record what module '" + R.Module +
-                   "' matched (" + Err +
-                   "); `hmplan summary` will not count it "
-                   "(HMPLACE_NO_RECORD=1 turns records off)",
-               DS_Warning);
+/// Caller frames of call-stack entries: every call here that one names
+/// notes itself on the shadow stack. Collected first: noting splits blocks.
+void ModulePlacer::noteCallers(SiteMatcher &Matcher) {
+  if (!Matcher.needsContext())
+    return;
+  std::vector<std::pair<CallBase *, uint64_t>> Noted;
+  for (Function &Fn : M)
+    for (Instruction &I : instructions(Fn)) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB || isa<IntrinsicInst>(CB))
+        continue;
+      const DILocation *DL = CB->getDebugLoc().get();
+      if (!hasDebugLocation(DL))
+        continue;
+      CallContext C = contextOf(DL);
+      if (!Matcher.isNoted(C))
+        continue;
+      const SourcePos &Pos = C.Frames.front();
+      Noted.push_back({CB, contextFrameId(Pos.File, Pos.Line, Pos.Column)});
     }
+  // Calls on a noted parallel region's line other than the fork are the
+  // region's machinery (the outlined function calling its body, the
+  // runtime's loop and reduction calls): the region is noted, they are not.
+  std::set<std::pair<std::string, unsigned>> RegionLines;
+  for (auto &[CB, Id] : Noted)
+    if (forkedRegion(CB)) {
+      SourcePos P = contextOf(CB->getDebugLoc().get()).Frames.front();
+      RegionLines.insert({P.File, P.Line});
+    }
+  for (auto &[CB, Id] : Noted) {
+    OptimizationRemarkEmitter ORE(CB->getFunction());
+    SourcePos Key = contextOf(CB->getDebugLoc().get()).Frames.front();
+    // An OpenMP parallel region: noted in each of its threads.
+    if (Function *Region = forkedRegion(CB)) {
+      noteBody(*Region, Id);
+      ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", CB)
+               << regionNotedRemark(Key));
+      Changed = true;
+      continue;
+    }
+    if (RegionLines.count({Key.File, Key.Line}))
+      continue;
+    CallBase *Now = noteCall(CB, Id);
+    if (!Now) {
+      ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotNoted", CB)
+               << notNotedMessage(Key, "it is a musttail call"));
+      continue;
+    }
+    // CB may be gone: a call that can throw became an invoke.
+    ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", Now) << notedRemark(Key));
+    Changed = true;
   }
-  return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+/// What placed nothing here, said by default (not only as a remark), once
+/// per entry: entries that matched a call but place nothing there, and
+/// entries that name this module's own source file and match none of its
+/// calls.
+void ModulePlacer::reportMisses(const SiteMatcher &Matcher) {
+  for (const auto &[E, Why] : Missed)
+    if (!Applied.count(E))
+      report(M,
+             "HmPlace: plan entry '" + E->key() + "' (" +
+                 L->D->describe(E->Loc) + ") places nothing in " +
+                 sys::path::filename(moduleLabel(M)).str() + ": " + Why,
+             DS_Warning);
+  reportUnmatchedHere(Matcher);
+}
+
+/// Entries whose innermost frame names this module's main source file (all
+/// its calls are here) but match none of them: a wrong line or column, or
+/// an object the module cannot name; with the nearest allocation calls.
+void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
+  std::string Source = moduleSource(M);
+  if (Source.empty())
+    return;
+  std::string Dir;
+  for (const DICompileUnit *CU : M.debug_compile_units())
+    Dir = CU->getDirectory().str();
+  bool FullDebug = false;
+  for (const DICompileUnit *CU : M.debug_compile_units())
+    FullDebug |= CU->getEmissionKind() == DICompileUnit::FullDebug;
+  for (const PlanEntry *E : Matcher.unmatched()) {
+    if (E->isFileSet() || Matcher.shape(*E).How == EntryShape::Unusable)
+      continue;
+    const Frame &F = E->Frames.front();
+    if (F.Kind != Frame::Form::Source ||
+        !Matcher.matches(F, SourcePos{Source, F.Line, F.Column}, Dir))
+      continue;
+    // The nearest allocation calls of the file, by line.
+    std::vector<const Site *> Near;
+    bool AtLine = false;
+    for (const Site &S : Sites) {
+      const SourcePos &P = S.C.Frames.front();
+      if (P.File != Source)
+        continue;
+      AtLine |= P.Line == F.Line;
+      Near.push_back(&S);
+    }
+    llvm::sort(Near, [&](const Site *A, const Site *B) {
+      auto D = [&](const Site *S) {
+        return std::abs(int(S->C.Frames.front().Line) - int(F.Line));
+      };
+      return D(A) < D(B);
+    });
+    std::string Why;
+    if (!E->Object.empty() && AtLine && !FullDebug) {
+      Why = "the variable it names ('" + E->Object +
+            "') is known only from full debug info: compile with -g (line "
+            "tables alone do not name variables)";
+    } else {
+      Why = "it matches no allocation call there";
+      for (size_t I = 0; I < Near.size() && I < 3; ++I) {
+        const SourcePos &P = Near[I]->C.Frames.front();
+        Why +=
+            (I ? ", " : "; the nearest: ") + std::to_string(P.Line) + ":" +
+            std::to_string(P.Column) + " (" + Near[I]->F->Source +
+            (Near[I]->C.Object.empty() ? "" : ", object " + Near[I]->C.Object) +
+            ")";
+      }
+      if (Near.empty())
+        Why += SawCallWithoutLoc
+                   ? " (its allocation calls have no debug location: flang "
+                     "-O2 drops some; try -O1)"
+                   : " (the file has no allocation call)";
+    }
+    report(M,
+           "HmPlace: plan entry '" + E->key() + "' (" + L->D->describe(E->Loc) +
+               ") places nothing in " + sys::path::filename(Source).str() +
+               ": " + Why,
+           DS_Warning);
+  }
+}
+
+/// Which entries this module applied, and which matched a call but placed
+/// nothing, for `hmplan summary`: an entry that names nothing here is
+/// normal for a whole-program plan, so the verdict on those waits for the
+/// whole build (BuildRecord.h) instead of a line per module.
+void ModulePlacer::writeBuildRecord(const SiteMatcher &Matcher) {
+  if (getenv("HMPLACE_NO_RECORD"))
+    return;
+  BuildRecord R;
+  R.PlanHash = L->P->ContentHash;
+  R.Module = moduleSource(M);
+  if (R.Module.empty())
+    return;
+  std::set<std::string> Files;
+  for (const Site &S : Sites)
+    for (const SourcePos &F : S.C.Frames)
+      Files.insert(F.File);
+  for (Function &Fn : M)
+    if (const DISubprogram *SP = Fn.getSubprogram())
+      Files.insert(normalizePath(SP->getFilename(), SP->getDirectory()));
+  Files.insert(R.Module);
+  R.Files.assign(Files.begin(), Files.end());
+  std::set<const PlanEntry *> Unmatched;
+  for (const PlanEntry *E : Matcher.unmatched())
+    Unmatched.insert(E);
+  for (const PlanEntry &E : L->P->Entries) {
+    auto It = Missed.find(&E);
+    if (It != Missed.end() && !Applied.count(&E))
+      R.Missed[E.Index] = It->second;
+    else if (!Unmatched.count(&E))
+      R.Matched.insert(E.Index);
+  }
+  std::string Err = writeRecord(Resolved, R);
+  if (!Err.empty())
+    report(M,
+           "HmPlace: cannot record what module '" + R.Module + "' matched (" +
+               Err +
+               "); `hmplan summary` will not count it "
+               "(HMPLACE_NO_RECORD=1 turns records off)",
+           DS_Warning);
+}
+
+PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
+  return ModulePlacer(M).run();
 }
 
 } // namespace

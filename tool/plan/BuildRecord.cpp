@@ -5,7 +5,9 @@
 //   plan <hex hash>
 //   module <path>
 //   file <path>        (one per source file)
-//   matched <index>    (one per plan entry matched, plan order)
+//   matched <index>    (one per plan entry applied: placed or kept)
+//   missed <index> <why>  (one per entry that matched a call but placed
+//                          nothing, and why)
 //
 //===----------------------------------------------------------------------===//
 #include "plan/BuildRecord.h"
@@ -15,6 +17,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
+
+#include <algorithm>
 
 using namespace llvm;
 
@@ -46,6 +50,11 @@ std::string writeRecord(StringRef PlanPath, const BuildRecord &R) {
       OS << "file " << F << "\n";
     for (unsigned I : R.Matched)
       OS << "matched " << I << "\n";
+    for (const auto &[I, Why] : R.Missed) {
+      std::string OneLine = Why;
+      std::replace(OneLine.begin(), OneLine.end(), '\n', ' ');
+      OS << "missed " << I << " " << OneLine << "\n";
+    }
     if (OS.has_error()) {
       OS.clear_error();
       sys::fs::remove(Tmp);
@@ -79,6 +88,10 @@ static bool readRecord(StringRef Path, BuildRecord &R) {
       R.Files.push_back(Val.str());
     } else if (Key == "matched" && !Val.getAsInteger(10, N)) {
       R.Matched.insert(N);
+    } else if (Key == "missed") {
+      auto [Index, Why] = Val.split(' ');
+      if (!Index.getAsInteger(10, N))
+        R.Missed.try_emplace(N, Why.str());
     }
   }
   return true;
@@ -89,6 +102,7 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
   uint64_t Hash = P.ContentHash;
   std::string Dir = recordDir(PlanPath);
   std::set<unsigned> Matched;
+  std::map<unsigned, std::string> Missed; // the first module's reason
   FileSet Built(P.IgnoreCase);
   unsigned Records = 0, Other = 0;
   std::error_code EC;
@@ -105,6 +119,7 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
     }
     ++Records;
     Matched.insert(R.Matched.begin(), R.Matched.end());
+    Missed.insert(R.Missed.begin(), R.Missed.end());
     for (std::string &F : R.Files)
       Built.add(std::move(F));
   }
@@ -117,11 +132,18 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
                  "; build with HmPlace.so and HMPLACE_PLAN first");
     return 0;
   }
-  unsigned Stale = 0, Unexamined = 0;
+  unsigned Stale = 0, Unexamined = 0, NotPlaced = 0;
   for (size_t I = 0; I < P.Entries.size(); ++I) {
     if (Matched.count(I))
       continue;
     const PlanEntry &E = P.Entries[I];
+    if (auto It = Missed.find(unsigned(I)); It != Missed.end()) {
+      ++NotPlaced;
+      D.report(E.KeyLoc, Severity::Warning,
+               "plan entry '" + E.key() +
+                   "' matched a call but placed nothing: " + It->second);
+      continue;
+    }
     if (E.isFileSet()) {
       ++Stale;
       D.report(E.KeyLoc, Severity::Warning,
@@ -150,8 +172,10 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
   if (Other)
     OS << " (" << Other << " records of other plan versions ignored)";
   OS << "; " << Matched.size() << " of " << P.Entries.size()
-     << " entries matched, " << Stale << " stale, " << Unexamined
-     << " for files not built\n";
+     << " entries matched";
+  if (NotPlaced)
+    OS << ", " << NotPlaced << " matched a call but placed nothing";
+  OS << ", " << Stale << " stale, " << Unexamined << " for files not built\n";
   return Records;
 }
 

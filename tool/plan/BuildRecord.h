@@ -20,6 +20,7 @@
 #include "plan/Plan.h"
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,7 +31,10 @@ struct BuildRecord {
   uint64_t PlanHash = 0;          ///< Plan::ContentHash
   std::string Module;             ///< the module's main source file
   std::vector<std::string> Files; ///< every source file it was built from
-  std::set<unsigned> Matched;     ///< plan entry indices it matched
+  std::set<unsigned> Matched;     ///< plan entry indices it applied
+  /// Entries that matched a call of the module but placed nothing there
+  /// (and nothing elsewhere in it), with why.
+  std::map<unsigned, std::string> Missed;
 };
 
 /// The directory records of \p PlanPath go to.
