@@ -47,10 +47,23 @@ static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
   return p;
 }
 
-void *hmplace_malloc(enum hmplace_kind k, size_t n) {
+/* HMPLACE_LOG: what became of a planned allocation of \p n bytes asked for
+ * at \p caller (one predicted branch while off). */
+static inline void *logged(void *p, enum hmplace_kind k, size_t n,
+                           const void *caller) {
+  if (__builtin_expect(hm_log_on, 0))
+    hm_log_alloc(caller, k, n, p);
+  return p;
+}
+
+void *hm_malloc_from(enum hmplace_kind k, size_t n, const void *caller) {
   /* malloc(0) returns a unique pointer; memkind's returns NULL. */
   void *p = try_place(k, 0, n ? n : 1);
-  return p ? p : malloc(n);
+  return logged(p ? p : malloc(n), k, n, caller);
+}
+
+void *hmplace_malloc(enum hmplace_kind k, size_t n) {
+  return hm_malloc_from(k, n, __builtin_return_address(0));
 }
 
 void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size) {
@@ -62,31 +75,37 @@ void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size) {
   }
   void *p = try_place(k, 0, n ? n : 1);
   if (!p)
-    return calloc(nmemb, size);
+    return logged(calloc(nmemb, size), k, n, __builtin_return_address(0));
   /* Cached blocks are dirty and fresh ones are zero only sometimes. */
   memset(p, 0, n);
-  return p;
+  return logged(p, k, n, __builtin_return_address(0));
 }
 
 static int good_alignment(size_t align) {
   return align && (align & (align - 1)) == 0;
 }
 
-int hmplace_posix_memalign(enum hmplace_kind k, void **out, size_t align,
-                           size_t n) {
+int hm_posix_memalign_from(enum hmplace_kind k, void **out, size_t align,
+                           size_t n, const void *caller) {
   /* POSIX: a power of two multiple of sizeof(void *), else EINVAL and *out
    * untouched. Returns the error; errno is left alone. */
   if (!good_alignment(align) || align % sizeof(void *) != 0)
     return EINVAL;
   void *p = try_place(k, align, n ? n : 1);
   if (p) {
-    *out = p;
+    *out = logged(p, k, n, caller);
     return 0;
   }
   int saved = errno;
   int r = posix_memalign(out, align, n);
   errno = saved;
+  logged(r ? NULL : *out, k, n, caller);
   return r;
+}
+
+int hmplace_posix_memalign(enum hmplace_kind k, void **out, size_t align,
+                           size_t n) {
+  return hm_posix_memalign_from(k, out, align, n, __builtin_return_address(0));
 }
 
 void *hmplace_aligned_alloc(enum hmplace_kind k, size_t align, size_t n) {
@@ -97,7 +116,8 @@ void *hmplace_aligned_alloc(enum hmplace_kind k, size_t align, size_t n) {
   }
   size_t a = align < sizeof(void *) ? sizeof(void *) : align;
   void *p = try_place(k, a, n ? n : 1);
-  return p ? p : aligned_alloc(align, n);
+  return logged(p ? p : aligned_alloc(align, n), k, n,
+                __builtin_return_address(0));
 }
 
 void *hmplace_memalign(enum hmplace_kind k, size_t align, size_t n) {
@@ -110,7 +130,7 @@ void *hmplace_memalign(enum hmplace_kind k, size_t align, size_t n) {
   while (a < align)
     a <<= 1;
   void *p = try_place(k, a, n ? n : 1);
-  return p ? p : memalign(align, n);
+  return logged(p ? p : memalign(align, n), k, n, __builtin_return_address(0));
 }
 
 void *hmplace_valloc(enum hmplace_kind k, size_t n) {
@@ -119,7 +139,7 @@ void *hmplace_valloc(enum hmplace_kind k, size_t n) {
 
 char *hmplace_strdup(enum hmplace_kind k, const char *s) {
   size_t n = strlen(s) + 1;
-  char *d = hmplace_malloc(k, n);
+  char *d = hm_malloc_from(k, n, __builtin_return_address(0));
   if (d)
     memcpy(d, s, n);
   return d;
@@ -127,7 +147,7 @@ char *hmplace_strdup(enum hmplace_kind k, const char *s) {
 
 char *hmplace_strndup(enum hmplace_kind k, const char *s, size_t max) {
   size_t n = strnlen(s, max);
-  char *d = hmplace_malloc(k, n + 1);
+  char *d = hm_malloc_from(k, n + 1, __builtin_return_address(0));
   if (d) {
     memcpy(d, s, n);
     d[n] = 0;
@@ -163,6 +183,7 @@ __attribute__((constructor)) static void hmplace_init(void) {
   hm_job_init();
   hm_read_budget_env();
   hm_report_init();
+  hm_log_init();
   hm_teardown_init();
   /* memkind's jemalloc registers its fork handlers when it starts: start it
    * now, so that ours come after and run before its own at fork (fork.c). */

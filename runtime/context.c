@@ -412,7 +412,7 @@ static int choose(const struct ctx_site *s) {
 enum hmplace_kind hmplace_ctx_kind(const char *d) {
   struct ctx_site *s = site_of(d);
   int i = choose(s);
-  if (__builtin_expect(hm_reporting, 0)) {
+  if (__builtin_expect(hm_reporting | hm_log_on, 0)) {
     hmplace_ctx_chosen.site = d;
     hmplace_ctx_chosen.choice = i;
   }
@@ -425,6 +425,13 @@ void hm_ctx_account(size_t bytes) {
     hmplace_ctx_chosen.site = NULL;
     if (hm_reporting)
       count_choice(site_of(d), hmplace_ctx_chosen.choice, bytes);
+    if (hm_log_on) {
+      struct ctx_site *s = site_of(d);
+      int i = hmplace_ctx_chosen.choice;
+      hm_log_entry = i >= 0 && (unsigned)i < s->n && s->e[i].stats
+                         ? s->e[i].stats->key
+                         : s->where;
+    }
   }
 }
 

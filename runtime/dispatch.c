@@ -126,7 +126,7 @@ void *hmplace_realloc(void *p, size_t n) {
 
 void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
   if (!p)
-    return hmplace_malloc(k, n);
+    return hm_malloc_from(k, n, __builtin_return_address(0));
   hm_ctx_account(n);
   int split = (int)k > HMPLACE_KIND_COUNT;
   if (!valid_kind(k) && !split) /* a context site chose the heap */
@@ -141,5 +141,6 @@ void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
     return placed_realloc(owner, p, n);
   /* From the heap, another kind or a split object: move it into k. */
   size_t old = owner < 0 ? hm_heap_usable(p) : placed_usable(owner, p);
-  return move_block(p, old, n, hmplace_malloc(k, n));
+  return move_block(p, old, n,
+                    hm_malloc_from(k, n, __builtin_return_address(0)));
 }

@@ -1,4 +1,5 @@
-/*===- fork.c - the runtime's locks across fork() ---------------------------===*
+/*===- fork.c - the runtime's locks across fork()
+ *---------------------------===*
  *
  * A threaded program that forks gives the child a copy of every lock as it
  * was: one held by another thread stays held forever in the child, whose

@@ -74,7 +74,8 @@ int hbw_check_available(void) {
 }
 
 void *hbw_malloc(size_t size) {
-  return hmplace_malloc(kind_for(policy(), HBW_PAGESIZE_4KB), size);
+  return hm_malloc_from(kind_for(policy(), HBW_PAGESIZE_4KB), size,
+                        __builtin_return_address(0));
 }
 
 void *hbw_calloc(size_t num, size_t size) {
@@ -90,7 +91,8 @@ int hbw_posix_memalign_psize(void **memptr, size_t alignment, size_t size,
   enum hmplace_kind k = kind_for(policy(), pagesize);
   if (k == HMPLACE_KIND_COUNT)
     return EINVAL;
-  return hmplace_posix_memalign(k, memptr, alignment, size);
+  return hm_posix_memalign_from(k, memptr, alignment, size,
+                                __builtin_return_address(0));
 }
 
 int hbw_posix_memalign(void **memptr, size_t alignment, size_t size) {

@@ -2,6 +2,8 @@
 #ifndef HMPLACE_INTERNAL_H
 #define HMPLACE_INTERNAL_H
 
+#include "hmplace.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -49,6 +51,22 @@ static inline void hm_track_forget(void *p) {
     hm_track_free_slow(p);
 }
 void hm_report_init(void);
+/* A path with %p (pid) and %r (MPI rank) filled in; malloc'ed, or NULL. */
+char *hm_expand_path(const char *t);
+/* log.c: HMPLACE_LOG, a line per planned allocation. hm_log_entry is the
+ * call-stack entry the thread's next allocation was chosen by (context.c
+ * sets it while logging). */
+extern int hm_log_on;
+extern __thread const char *hm_log_entry;
+void hm_log_init(void);
+/* hmplace_malloc / hmplace_posix_memalign for the runtime's own wrappers
+ * (hbw_*, operator new, realloc_to): the log names \p caller, the
+ * program's call, not the wrapper. */
+void *hm_malloc_from(enum hmplace_kind k, size_t n, const void *caller);
+int hm_posix_memalign_from(enum hmplace_kind k, void **out, size_t align,
+                           size_t n, const void *caller);
+void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
+                  const void *p);
 /* job.c: rank, node-local rank and ranks per node from the MPI launcher's
  * environment; -1 where none says. */
 struct hm_job {

@@ -11,9 +11,17 @@
 #include <cerrno>
 #include <new>
 
-static void *alloc_or_throw(std::size_t n, hmplace_kind k) {
+// The runtime's entry points with the program's call for HMPLACE_LOG
+// (hmplace_internal.h).
+extern "C" void *hm_malloc_from(hmplace_kind k, std::size_t n,
+                                const void *caller);
+extern "C" int hm_posix_memalign_from(hmplace_kind k, void **out,
+                                      std::size_t align, std::size_t n,
+                                      const void *caller);
+
+static void *alloc_or_throw(std::size_t n, hmplace_kind k, const void *at) {
   for (;;) {
-    if (void *p = hmplace_malloc(k, n))
+    if (void *p = hm_malloc_from(k, n, at))
       return p;
     // As the C++ library's operator new: try the handler, else throw.
     std::new_handler h = std::get_new_handler();
@@ -23,14 +31,14 @@ static void *alloc_or_throw(std::size_t n, hmplace_kind k) {
   }
 }
 
-static void *aligned_or_throw(std::size_t n, std::align_val_t a,
-                              hmplace_kind k) {
+static void *aligned_or_throw(std::size_t n, std::align_val_t a, hmplace_kind k,
+                              const void *at) {
   std::size_t al = static_cast<std::size_t>(a);
   if (al < sizeof(void *))
     al = sizeof(void *);
   for (;;) {
     void *p = nullptr;
-    if (hmplace_posix_memalign(k, &p, al, n) == 0)
+    if (hm_posix_memalign_from(k, &p, al, n, at) == 0)
       return p;
     std::new_handler h = std::get_new_handler();
     if (!h)
@@ -40,21 +48,21 @@ static void *aligned_or_throw(std::size_t n, std::align_val_t a,
 }
 
 void *operator new(std::size_t n, hmplace_kind k) {
-  return alloc_or_throw(n, k);
+  return alloc_or_throw(n, k, __builtin_return_address(0));
 }
 void *operator new[](std::size_t n, hmplace_kind k) {
-  return alloc_or_throw(n, k);
+  return alloc_or_throw(n, k, __builtin_return_address(0));
 }
 void *operator new(std::size_t n, std::align_val_t a, hmplace_kind k) {
-  return aligned_or_throw(n, a, k);
+  return aligned_or_throw(n, a, k, __builtin_return_address(0));
 }
 void *operator new[](std::size_t n, std::align_val_t a, hmplace_kind k) {
-  return aligned_or_throw(n, a, k);
+  return aligned_or_throw(n, a, k, __builtin_return_address(0));
 }
 void *operator new(std::size_t n, hmplace_kind k,
                    const std::nothrow_t &) noexcept {
   try {
-    return alloc_or_throw(n, k);
+    return alloc_or_throw(n, k, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }
@@ -62,7 +70,7 @@ void *operator new(std::size_t n, hmplace_kind k,
 void *operator new[](std::size_t n, hmplace_kind k,
                      const std::nothrow_t &) noexcept {
   try {
-    return alloc_or_throw(n, k);
+    return alloc_or_throw(n, k, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }
@@ -70,7 +78,7 @@ void *operator new[](std::size_t n, hmplace_kind k,
 void *operator new(std::size_t n, std::align_val_t a, hmplace_kind k,
                    const std::nothrow_t &) noexcept {
   try {
-    return aligned_or_throw(n, a, k);
+    return aligned_or_throw(n, a, k, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }
@@ -78,7 +86,7 @@ void *operator new(std::size_t n, std::align_val_t a, hmplace_kind k,
 void *operator new[](std::size_t n, std::align_val_t a, hmplace_kind k,
                      const std::nothrow_t &) noexcept {
   try {
-    return aligned_or_throw(n, a, k);
+    return aligned_or_throw(n, a, k, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }

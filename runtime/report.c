@@ -447,7 +447,7 @@ void hmplace_report(void) {
 
 /* A report path with %r (the MPI rank, or "pid" and the pid where there is
  * none), %p (the pid) and %% expanded: one file per rank of a job. */
-static char *expand_path(const char *t) {
+char *hm_expand_path(const char *t) {
   size_t cap = strlen(t) + 64, n = 0;
   char *out = malloc(cap);
   if (!out)
@@ -486,7 +486,7 @@ void hm_report_init(void) {
   if (!r || !*r || !strcmp(r, "0"))
     return;
   if (!strncmp(r, "json:", 5)) {
-    JsonPath = expand_path(r + 5);
+    JsonPath = hm_expand_path(r + 5);
   } else if (strcmp(r, "1") && strcmp(r, "text")) {
     hm_warn("HMPLACE_REPORT='%s' not understood; use 1 or json:PATH", r);
     return;

@@ -39,12 +39,23 @@ extern void *__libc_malloc(size_t);
 /* Open scopes in all threads: malloc's one test while none is open. */
 static _Atomic int ScopesOpen;
 static __thread int ScopeKind __attribute__((tls_model("initial-exec"))) = -1;
+/* A size window (a plan entry's min-size/max-size, AutoHBW's rule): the
+ * array's block is placed only if its size is inside. The size is known
+ * only here: flang's runtime computes it from the descriptor. */
+static __thread size_t ScopeLo __attribute__((tls_model("initial-exec")));
+static __thread size_t ScopeHi __attribute__((tls_model("initial-exec")));
 
-void hmplace_scope_enter(enum hmplace_kind k) {
+void hmplace_scope_enter_window(enum hmplace_kind k, size_t lo, size_t hi) {
   if ((int)k < 0 || (int)k == HMPLACE_KIND_COUNT)
     return; /* the heap: nothing to do (a split is a kind here) */
   ScopeKind = (int)k;
+  ScopeLo = lo;
+  ScopeHi = hi;
   atomic_fetch_add_explicit(&ScopesOpen, 1, memory_order_relaxed);
+}
+
+void hmplace_scope_enter(enum hmplace_kind k) {
+  hmplace_scope_enter_window(k, 0, (size_t)-1);
 }
 
 void hmplace_scope_exit(void) {
@@ -63,6 +74,8 @@ static void *scope_malloc(size_t n) {
    * the count stays balanced, and lets hmplace_malloc's own allocations
    * (and the runtime's later ones) go to the heap. */
   ScopeKind = -2;
+  if (n < ScopeLo || n > ScopeHi)
+    return 0; /* outside the window: the ordinary heap */
   return hmplace_malloc((enum hmplace_kind)k, n ? n : 1);
 }
 

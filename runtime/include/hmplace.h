@@ -143,6 +143,9 @@ void hmplace_report(void);
  * array of a planned ALLOCATE. In libhmplace-fortran.so (it replaces malloc),
  * which such programs link before libhmplace.so. */
 void hmplace_scope_enter(enum hmplace_kind k);
+/* The same with a size window: the array is placed only if its size is in
+ * [lo, hi] (a plan entry's min-size/max-size); else the ordinary heap. */
+void hmplace_scope_enter_window(enum hmplace_kind k, size_t lo, size_t hi);
 void hmplace_scope_exit(void);
 
 /*--- call-stack placement --------------------------------------------------*

@@ -554,6 +554,12 @@ static int scan(DiagEngine &D) {
   if (Output != "-")
     errs() << "; plan written to " << Output;
   errs() << "\n";
+  // Where HmPlace's default differs from Intel's: said where it is met.
+  if (R.Entries && Empty.resolveKind(ScanKind, &T) == findKind("MEMKIND_HBW"))
+    errs() << "hmplan scan: note: the entries bind to HBM (kind " << ScanKind
+           << ": MEMKIND_HBW; when it is full the runtime falls back to the "
+              "ordinary heap, warns and counts); FASTMEM prefers HBM, as "
+              "--kind hbm-preferred does\n";
   return 0;
 }
 

@@ -73,4 +73,25 @@ std::string allocatedObject(const CallBase &CB, bool Runtime) {
   return "";
 }
 
+bool isCompilerTemporary(const CallBase &CB) {
+  SmallVector<const Value *, 8> Work{&CB};
+  SmallPtrSet<const Value *, 16> Seen;
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    if (!Seen.insert(V).second)
+      continue;
+    for (const User *U : V->users()) {
+      if (isa<CastInst, GetElementPtrInst, PHINode, SelectInst>(U)) {
+        Work.push_back(U);
+      } else if (const auto *Free = dyn_cast<CallBase>(U)) {
+        const Function *F = Free->getCalledFunction();
+        if (F && F->getName() == "free" &&
+            Free->getFunction() == CB.getFunction())
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
 } // namespace hmplace

@@ -23,6 +23,12 @@ namespace hmplace {
 /// descriptor argument. Empty if the chain leads nowhere with a name.
 std::string allocatedObject(const llvm::CallBase &CB, bool Runtime);
 
+/// Whether the malloc \p CB is one of flang's compiler temporaries (the
+/// buffer of an array expression, `a = a(n:1:-1) + a`): its result goes
+/// straight to a free in the same procedure, never into a variable's
+/// descriptor. Placing "every site" places these too; the listing says so.
+bool isCompilerTemporary(const llvm::CallBase &CB);
+
 } // namespace hmplace
 
 #endif

@@ -260,16 +260,32 @@ CallContext contextOf(const DILocation *DL) {
 /// thread's next malloc (the array's) comes from the kind (runtime/scope.c).
 /// The runtime reports failures through STAT= or stops the program; it does
 /// not unwind, so a plain call is all there is to bracket.
-CallBase *scopeCall(CallBase *CB, Value *KindV) {
+CallBase *scopeCall(CallBase *CB, Value *KindV,
+                    const SiteDecision *Window = nullptr) {
   Module &M = *CB->getModule();
   LLVMContext &Ctx = M.getContext();
   auto *Void = Type::getVoidTy(Ctx);
-  FunctionCallee Enter =
-      M.getOrInsertFunction("hmplace_scope_enter",
-                            FunctionType::get(Void, {KindV->getType()}, false));
+  auto *I64 = Type::getInt64Ty(Ctx);
   FunctionCallee Exit = M.getOrInsertFunction("hmplace_scope_exit",
                                               FunctionType::get(Void, false));
-  auto *In = CallInst::Create(Enter, {KindV}, "", CB->getIterator());
+  CallInst *In;
+  if (Window) {
+    // The size is the runtime's to compute (from the descriptor): the scope
+    // checks the window when the array is malloc'ed.
+    FunctionCallee Enter = M.getOrInsertFunction(
+        "hmplace_scope_enter_window",
+        FunctionType::get(Void, {KindV->getType(), I64, I64}, false));
+    In = CallInst::Create(
+        Enter,
+        {KindV, ConstantInt::get(I64, Window->MinSize.value_or(0)),
+         ConstantInt::get(I64, Window->MaxSize.value_or(UINT64_MAX))},
+        "", CB->getIterator());
+  } else {
+    FunctionCallee Enter = M.getOrInsertFunction(
+        "hmplace_scope_enter",
+        FunctionType::get(Void, {KindV->getType()}, false));
+    In = CallInst::Create(Enter, {KindV}, "", CB->getIterator());
+  }
   In->setDebugLoc(CB->getDebugLoc());
   Instruction *After = CB->getNextNode();
   if (auto *II = dyn_cast<InvokeInst>(CB))
@@ -369,9 +385,14 @@ static void listSites(Module &M, const std::vector<SiteT> &Sites) {
     if (!ORE.allowExtraAnalysis(DEBUG_TYPE))
       return; // not asked for: no cost
     std::string Key = S.C.Frames.front().str();
+    bool Temporary = !S.F->Scoped && isFortranModule(M) && S.C.Object.empty() &&
+                     isCompilerTemporary(*S.CB);
     ORE.emit(OptimizationRemarkAnalysis(DEBUG_TYPE, "Site", S.CB)
              << "allocation site " << Key << ": " << S.F->Source << " in "
-             << Fn.getName());
+             << Fn.getName()
+             << (Temporary ? " (a compiler temporary: flang's buffer for an "
+                             "array expression, freed in the same procedure)"
+                           : ""));
     for (User *U : Fn.users()) {
       auto *Call = dyn_cast<CallBase>(U);
       if (!Call || Call->getCalledFunction() != &Fn || !Call->getDebugLoc())
@@ -601,9 +622,10 @@ void ModulePlacer::placeSites(SiteMatcher &Matcher,
   RemarkFolder Remarks(Ctx);
   for (size_t I = 0; I < Sites.size(); ++I) {
     const Placement &P = Decisions[I];
-    SiteDecision D =
-        decideSite(P, Sites[I].C.Frames.front(), Sites[I].F->Source,
-                   Sites[I].F->SizeArg < 0 ? noSizeWhy(*Sites[I].F) : "");
+    // flang's runtime ALLOCATEs take a window in their scope.
+    const IRAllocFn &F = *Sites[I].F;
+    SiteDecision D = decideSite(P, Sites[I].C.Frames.front(), F.Source,
+                                F.SizeArg < 0 && !F.Scoped ? noSizeWhy(F) : "");
     placeOne(Sites[I], P, D, Descs, Remarks);
   }
   Remarks.emit();
@@ -651,9 +673,14 @@ void ModulePlacer::placeOne(Site &S, const Placement &P, const SiteDecision &D,
     // per site measured 2-3% more -O2 compile time on site-dense plans;
     // the per-kind report covers these sites).
     Value *KindV = ConstantInt::get(Type::getInt32Ty(Ctx), D.RuntimeKind);
-    if (D.windowed())
-      KindV = windowedKind(S.CB, *S.F, D, KindV);
-    CallBase *New = placeCall(S.CB, *S.F, KindV);
+    CallBase *New;
+    if (D.windowed() && S.F->Scoped) { // the runtime's malloc checks it
+      New = scopeCall(S.CB, KindV, &D);
+    } else {
+      if (D.windowed())
+        KindV = windowedKind(S.CB, *S.F, D, KindV);
+      New = placeCall(S.CB, *S.F, KindV);
+    }
     Remarks.add(RemarkFolder::Passed, "Placed", New, D.Remark);
     Changed = true;
     break;

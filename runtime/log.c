@@ -1,0 +1,168 @@
+/*===- log.c - HMPLACE_LOG: a line per planned allocation -----------------===*
+ *
+ * AutoHBW users read AUTO_HBW_LOG to see each allocation it moved; the
+ * report gives totals. HMPLACE_LOG=1 (stderr) or HMPLACE_LOG=PATH (%p the
+ * pid, %r the MPI rank, as HMPLACE_REPORT's) writes one line per planned
+ * allocation: where it was asked for (the call-stack entry chosen, else the
+ * calling code as module+offset for addr2line, with its function), the
+ * bytes, and where it went (the kind and the nodes its memory policy
+ * allows, or the ordinary heap and why). At most HMPLACE_LOG_RATE lines per
+ * second (default 1000); the lines left out are counted and said. Off, it
+ * costs the placed entry points one predicted branch.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include "placed.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <numaif.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int hm_log_on;
+__thread const char *hm_log_entry __attribute__((tls_model("initial-exec")));
+
+static int LogFd = 2;
+static unsigned Rate = 1000;
+static _Atomic long Second = -1;
+static _Atomic unsigned InSecond;
+static _Atomic unsigned long Dropped;
+
+static void say_dropped(void) {
+  unsigned long n = atomic_exchange(&Dropped, 0);
+  if (!n)
+    return;
+  char line[128];
+  int len = snprintf(line, sizeof line,
+                     "hmplace: log: %lu lines left out (HMPLACE_LOG_RATE=%u "
+                     "lines a second)\n",
+                     n, Rate);
+  if (write(LogFd, line, (size_t)len) < 0) {
+  }
+}
+
+void hm_log_init(void) {
+  const char *v = secure_getenv("HMPLACE_LOG");
+  if (!v || !*v || !strcmp(v, "0"))
+    return;
+  if (strcmp(v, "1")) {
+    char *path = hm_expand_path(v);
+    int fd = path ? open(path,
+                         O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+                         0644)
+                  : -1;
+    if (fd < 0)
+      hm_warn("cannot open HMPLACE_LOG='%s': %s; logging to stderr", v,
+              path ? strerror(errno) : "out of memory");
+    else
+      LogFd = fd;
+    free(path);
+  }
+  const char *r = secure_getenv("HMPLACE_LOG_RATE");
+  if (r && *r) {
+    char *end;
+    unsigned long n = strtoul(r, &end, 10);
+    if (*end || !n)
+      hm_warn("HMPLACE_LOG_RATE='%s' is not a number of lines a second", r);
+    else
+      Rate = (unsigned)n;
+  }
+  hm_log_on = 1;
+  atexit(say_dropped);
+}
+
+/* Whether this line may go out now (the rate), and say what was left out
+ * since the last second's lines. */
+static int may_log(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+  long s = (long)t.tv_sec, was = atomic_load(&Second);
+  if (s != was && atomic_compare_exchange_strong(&Second, &was, s)) {
+    atomic_store(&InSecond, 0);
+    say_dropped();
+  }
+  if (atomic_fetch_add(&InSecond, 1) < Rate)
+    return 1;
+  atomic_fetch_add(&Dropped, 1);
+  return 0;
+}
+
+/* Where it was asked for: the entry chosen, else the caller's module and
+ * offset (what addr2line -e MODULE takes) and function. */
+static int where(char *buf, size_t n, const void *caller) {
+  const char *entry = hm_log_entry;
+  hm_log_entry = NULL;
+  if (entry)
+    return snprintf(buf, n, "%s", entry);
+  Dl_info in;
+  if (!caller || !dladdr(caller, &in) || !in.dli_fname)
+    return snprintf(buf, n, "%p", caller);
+  const char *mod = strrchr(in.dli_fname, '/');
+  mod = mod ? mod + 1 : in.dli_fname;
+  if (!*mod)
+    mod = "program";
+  int len = snprintf(
+      buf, n, "%s+0x%lx", mod,
+      (unsigned long)((const char *)caller - (const char *)in.dli_fbase));
+  if (in.dli_sname && len < (int)n)
+    len += snprintf(buf + len, n - (size_t)len, " in %s", in.dli_sname);
+  return len;
+}
+
+/* The memory policy of the block's pages: " bind 1", " preferred 0,2". */
+static void policy_of(char *buf, size_t n, const void *p) {
+  int mode = 0;
+  unsigned long mask[16] = {0};
+  buf[0] = 0;
+  if (get_mempolicy(&mode, mask, 16 * 8 * sizeof(long), (void *)p,
+                    MPOL_F_ADDR) != 0)
+    return;
+  const char *m = mode == MPOL_BIND         ? "bind"
+                  : mode == MPOL_PREFERRED  ? "preferred"
+                  : mode == MPOL_INTERLEAVE ? "interleave"
+                                            : "default policy";
+  size_t len = (size_t)snprintf(buf, n, " %s", m);
+  const char *sep = " ";
+  for (int node = 0; node < 16 * 64 && len < n; ++node)
+    if (mask[node / 64] >> (node % 64) & 1) {
+      len += (size_t)snprintf(buf + len, n - len, "%s%d", sep, node);
+      sep = ",";
+    }
+}
+
+void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
+                  const void *p) {
+  if (!may_log())
+    return;
+  char at[512], to[256], pol[128];
+  where(at, sizeof at, caller);
+  int owner = p ? hmplace_owner(p) : 0;
+  if (!p)
+    snprintf(to, sizeof to, "failed (out of memory)");
+  else if ((int)want < 0)
+    snprintf(to, sizeof to, "ordinary heap (kept: no entry places it)");
+  else if (owner == 0)
+    snprintf(to, sizeof to, "ordinary heap (fallback from %s: %s)",
+             hmplace_kind_name(want),
+             atomic_load(&hm_off) ? "HMPLACE=off"
+                                  : "the kind is unavailable, full or over "
+                                    "its budget");
+  else {
+    pol[0] = 0;
+    if ((int)want < HMPLACE_KIND_COUNT) /* a split's runs differ */
+      policy_of(pol, sizeof pol, p);
+    snprintf(to, sizeof to, "%s%s", hmplace_kind_name(want), pol);
+  }
+  char line[1024];
+  int len =
+      snprintf(line, sizeof line, "hmplace: log: %s %zu B -> %s\n", at, n, to);
+  if (len > (int)sizeof line - 1)
+    len = (int)sizeof line - 1, line[len - 1] = '\n';
+  if (write(LogFd, line, (size_t)len) < 0) {
+  }
+}
