@@ -79,12 +79,16 @@ static void *scope_malloc(size_t n) {
   return hmplace_malloc((enum hmplace_kind)k, n ? n : 1);
 }
 
+/* Out of line, so that malloc's path while no scope is open is a load, a
+ * branch and a jump to glibc's. */
+__attribute__((noinline)) static void *malloc_in_scope(size_t n) {
+  void *p = scope_malloc(n);
+  return p ? p : __libc_malloc(n);
+}
+
 void *malloc(size_t n) {
   if (__builtin_expect(
-          atomic_load_explicit(&ScopesOpen, memory_order_relaxed) != 0, 0)) {
-    void *p = scope_malloc(n);
-    if (p)
-      return p;
-  }
+          atomic_load_explicit(&ScopesOpen, memory_order_relaxed) != 0, 0))
+    return malloc_in_scope(n);
   return __libc_malloc(n);
 }
