@@ -211,9 +211,28 @@ std::string moduleSource(const Module &M) {
   return normalizePath(Abs, "");
 }
 
+/// The file the module's code was written in, absolute: its main source
+/// file, or, when that defines none of the module's functions, the file
+/// most of them are in. CMake's Ninja generator compiles a Fortran source
+/// from a preprocessed copy (app.f90-pp.f90) whose line directives name the
+/// original; plan entries name the original.
+std::string moduleOrigin(const Module &M) {
+  std::string Src = moduleSource(M);
+  std::map<std::string, unsigned> Defined;
+  for (const Function &Fn : M)
+    if (const DISubprogram *SP = Fn.getSubprogram(); SP && !Fn.isDeclaration())
+      ++Defined[normalizePath(SP->getFilename(), SP->getDirectory())];
+  if (Defined.empty() || Defined.count(Src))
+    return Src;
+  auto Most = llvm::max_element(Defined, [](const auto &A, const auto &B) {
+    return A.second < B.second;
+  });
+  return Most->first;
+}
+
 /// How messages name the module: its source file, else LLVM's module name.
 std::string moduleLabel(const Module &M) {
-  std::string Src = moduleSource(M);
+  std::string Src = moduleOrigin(M);
   return Src.empty() ? M.getName().str() : Src;
 }
 
@@ -757,11 +776,11 @@ void ModulePlacer::reportMisses(const SiteMatcher &Matcher) {
   reportUnmatchedHere(Matcher);
 }
 
-/// Entries whose innermost frame names this module's main source file (all
+/// Entries whose innermost frame names this module's source file (all
 /// its calls are here) but match none of them: a wrong line or column, or
 /// an object the module cannot name; with the nearest allocation calls.
 void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
-  std::string Source = moduleSource(M);
+  std::string Source = moduleOrigin(M);
   if (Source.empty())
     return;
   std::string Dir;
