@@ -75,8 +75,9 @@ static void *placed_realloc(int idx, void *p, size_t n) {
     void *q = memkind_realloc(sl->chunk[atomic_load(&sl->cur)], p, n);
     if (q) {
       size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
-      account_free(s, old + held);
-      live_delta(s, (int64_t)u);
+      /* One change, so that the bytes given back are never briefly free
+       * for another thread's reservation before the new size is counted. */
+      live_delta(s, (int64_t)u - (int64_t)(old + held));
       hm_track_alloc(q, u);
       return q;
     }
@@ -88,8 +89,7 @@ static void *placed_realloc(int idx, void *p, size_t n) {
       if ((q = hm_slot_alloc(idx, n, 0))) {
         size_t u = memkind_malloc_usable_size(slot_kind(idx), q);
         memcpy(q, p, old < n ? old : n);
-        account_free(s, held);
-        live_delta(s, (int64_t)u);
+        live_delta(s, (int64_t)u - (int64_t)held);
         hm_track_alloc(q, u);
         hm_placed_free(idx, p);
         return q;
