@@ -41,6 +41,7 @@
 #include "plan/Decision.h"
 #include "plan/Plan.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -56,6 +57,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
@@ -197,14 +199,38 @@ std::set<std::string> moduleBasenames(const Module &M) {
   return Out;
 }
 
+/// The Fortran source the running compiler was given, or "". flang names
+/// every module 'FIRModule', and without debug info nothing in the module
+/// names its file; the frontend's command line does (its input comes
+/// last, after -o and the other options).
+std::string fortranInputFile() {
+  auto Buf = MemoryBuffer::getFileAsStream("/proc/self/cmdline");
+  if (!Buf)
+    return "";
+  SmallVector<StringRef, 64> Args;
+  (*Buf)->getBuffer().split(Args, '\0', -1, /*KeepEmpty=*/false);
+  for (size_t I = Args.size(); I-- > 1;) {
+    std::string Ext = sys::path::extension(Args[I]).lower();
+    bool Fortran = StringSwitch<bool>(Ext)
+                       .Cases(".f", ".for", ".ftn", ".fpp", true)
+                       .Cases(".f77", ".f90", ".f95", ".f03", ".f08", true)
+                       .Default(false);
+    if (Fortran && Args[I - 1] != "-o" && !Args[I].starts_with("-"))
+      return Args[I].str();
+  }
+  return "";
+}
+
 /// The module's main source file, absolute: what users call the module
-/// (flang names every module 'FIRModule').
+/// (flang names every module 'FIRModule'; see fortranInputFile()).
 std::string moduleSource(const Module &M) {
   for (const DICompileUnit *CU : M.debug_compile_units())
     if (!CU->getFilename().empty())
       return normalizePath(CU->getFilename(), CU->getDirectory());
-  StringRef Src = M.getSourceFileName();
-  if (Src.empty() || Src == "FIRModule")
+  std::string Src = M.getSourceFileName();
+  if (Src == "FIRModule")
+    Src = fortranInputFile();
+  if (Src.empty())
     return "";
   SmallString<256> Abs(Src);
   sys::fs::make_absolute(Abs);
