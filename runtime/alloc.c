@@ -3,9 +3,8 @@
  * hmplace_malloc and its siblings keep C's semantics (malloc(0), calloc's
  * overflow check, posix_memalign's EINVAL without touching *out or errno),
  * and fall back to the ordinary heap with C's own call when the kind may
- * not or cannot serve the request. The runtime's constructor is here, in
- * the file every program that places anything links: from
- * libhmplace-core.a a file of its own would be left out.
+ * not or cannot serve the request. The runtime's constructor is here
+ * (startup.c has what it runs).
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "placed.h"
@@ -157,36 +156,7 @@ char *hmplace_strndup(enum hmplace_kind k, const char *s, size_t max) {
 
 /*--- start-up ---------------------------------------------------------------*/
 
-__attribute__((constructor)) static void hmplace_init(void) {
-  /* Every lock of the runtime, in the order the code nests them: taken
-   * before fork and released on both sides (fork.c). */
-  static void (*const Locks[])(int) = {hm_track_fork_lock, hm_ctx_fork_lock,
-                                       hm_split_fork_lock, hm_slots_fork_lock,
-                                       hm_range_fork_lock, hm_orphans_fork_lock,
-                                       hm_counts_fork_lock};
-  for (size_t i = 0; i < sizeof Locks / sizeof *Locks; ++i)
-    hm_fork_add(Locks[i]);
-  hm_counts_init();
-  hm_cache_init();
-  /* Locks are statically initialised: placed allocations from earlier
-   * constructors are fine. */
-  const char *off = getenv("HMPLACE");
-  if (off && (!strcmp(off, "off") || !strcmp(off, "0")))
-    atomic_store(&hm_off, 1);
-#if HMPLACE_INTERPOSE
-  hm_heap_init();
-  /* Placed blocks freed through the sanitizer's free would be "bad frees":
-   * the program runs with every planned allocation on its heap. */
-  if (hm_sanitizer())
-    atomic_store(&hm_off, 1);
-#endif
-  hm_job_init();
-  hm_read_budget_env();
-  hm_report_init();
-  hm_log_init();
-  hm_teardown_init();
-  /* memkind's jemalloc registers its fork handlers when it starts: start it
-   * now, so that ours come after and run before its own at fork (fork.c). */
-  memkind_free(MEMKIND_DEFAULT, memkind_malloc(MEMKIND_DEFAULT, 16));
-  hm_fork_register();
-}
+/* The runtime's constructor: here, in the file every program that places
+ * anything links (from libhmplace-core.a a file of its own would be left
+ * out); the hooks it runs are startup.c's table. */
+__attribute__((constructor)) static void hmplace_init(void) { hm_startup(); }

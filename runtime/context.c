@@ -452,7 +452,7 @@ void hm_ctx_report_text(FILE *f) {
       w = (int)strlen(kind_label(s->kind));
   if (AllStats)
     fprintf(f, "hmplace: %-40s %-*s %8s %12s\n", "call-stack entry", w, "kind",
-            "objects", "bytes");
+            "objects", "requested");
   /* Oldest first: the list is built by prepending. */
   size_t n = 0;
   for (struct ctx_stats *s = AllStats; s; s = s->next)
@@ -464,9 +464,10 @@ void hm_ctx_report_text(FILE *f) {
   for (i = 0; order && i < n; ++i) {
     struct ctx_stats *s = order[i];
     uint64_t o = atomic_load(&s->objects);
-    fprintf(f, "hmplace: %-40s %-*s %8llu %12llu%s\n", s->key, w,
+    char b[32];
+    fprintf(f, "hmplace: %-40s %-*s %8llu %12s%s\n", s->key, w,
             kind_label(s->kind), (unsigned long long)o,
-            (unsigned long long)atomic_load(&s->bytes),
+            hm_human(atomic_load(&s->bytes), b, sizeof b),
             o ? "" : "  (never ran)");
   }
   free(order);

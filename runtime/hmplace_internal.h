@@ -74,8 +74,10 @@ struct hm_job {
 };
 void hm_job_init(void);
 const struct hm_job *hm_job(void);
-/* fork.c: take (1) or release (0) each file's locks around fork(), in the
- * order fork.c gives; hm_fork_register installs the handlers once. */
+/* startup.c: the start-up hooks of every file, and their locks taken (1)
+ * and released (0) around fork(), in one table; hm_startup runs the hooks
+ * (the constructor), hm_fork_register installs the fork handlers once. */
+void hm_startup(void);
 void hm_fork_register(void);
 /* What each file's fork lock function does with its one mutex. */
 static inline void hm_take_lock(pthread_mutex_t *m, int take) {
@@ -84,8 +86,6 @@ static inline void hm_take_lock(pthread_mutex_t *m, int take) {
   else
     pthread_mutex_unlock(m);
 }
-/* Add a file's lock function (take 1 / release 0), in nesting order. */
-void hm_fork_add(void (*lock)(int take));
 void hm_track_fork_lock(int take);
 void hm_ctx_fork_lock(int take);
 void hm_slots_fork_lock(int take);
@@ -100,6 +100,9 @@ void hm_teardown_init(void);
 void hm_ctx_account(size_t bytes);
 #include <stdio.h>
 void hm_ctx_report_text(FILE *f);
+/* "1.5 MiB": bytes as the report prints them (B up to 1023, then KiB...). */
+const char *hm_human(uint64_t b, char *buf, size_t n)
+    __attribute__((visibility("hidden")));
 void hm_ctx_report_json(FILE *f);
 
 /* range.c: placed blocks live in chunks of whole 4 MiB regions inside

@@ -175,8 +175,6 @@ static void residency_of(int kind, struct residency *r) {
   hm_track_each(live_block, &c);
 }
 
-static const char *human(uint64_t b, char *buf, size_t n);
-
 /*--- split objects (split.c) ------------------------------------------------*/
 
 static void split_pages(void *p, size_t n, void *arg) {
@@ -217,7 +215,7 @@ static void split_report(FILE *f, int json) {
         fprintf(f, "hmplace: %-44s %8s %11s  %s\n", "split placement",
                 "objects", "requested", "pages by node (live objects)");
       fprintf(f, "hmplace: %-44s %8llu %11s ", name,
-              (unsigned long long)objects, human(bytes, b1, sizeof b1));
+              (unsigned long long)objects, hm_human(bytes, b1, sizeof b1));
       if (!r.blocks)
         fprintf(f, " - (none live)");
       for (int nd = 0; nd < MAXNODES; ++nd)
@@ -233,7 +231,7 @@ static void split_report(FILE *f, int json) {
     fprintf(f, "\n], ");
 }
 
-static const char *human(uint64_t b, char *buf, size_t n) {
+const char *hm_human(uint64_t b, char *buf, size_t n) {
   static const char *U[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = (double)b;
   int u = 0;
@@ -273,6 +271,17 @@ static void node_list(char *buf, size_t n, uint64_t nodes) {
       len += (size_t)snprintf(buf + len, n - len, "%s%d", len ? "," : "", i);
 }
 
+/* What a node policy's name means, for the report's readers. */
+static const char *policy_meaning(const char *policy) {
+  if (!strncmp(policy, "bind", 4))
+    return "pages on these nodes only";
+  if (!strncmp(policy, "preferred", 9))
+    return "pages on this node while it has room";
+  if (!strncmp(policy, "interleave", 10))
+    return "pages spread across these nodes";
+  return "pages where first touched";
+}
+
 /* Under a kind, its node policies (a multi-socket node has one per socket):
  * which threads and CPU nodes allocated there; text lines or a JSON list. */
 static void slots(FILE *f, int k, int json) {
@@ -292,9 +301,10 @@ static void slots(FILE *f, int k, int json) {
               "%s{\"policy\": \"%s\", \"threads\": %llu, \"cpu_nodes\": [%s]}",
               first ? "" : ", ", policy, (unsigned long long)threads, nodes);
     else
-      fprintf(f, "hmplace:   %s: %llu thread%s, CPU node%s %s\n", policy,
-              (unsigned long long)threads, threads == 1 ? "" : "s",
-              strchr(nodes, ',') ? "s" : "", nodes);
+      fprintf(
+          f, "hmplace:   memory policy %s (%s): %llu thread%s, CPU node%s %s\n",
+          policy, policy_meaning(policy), (unsigned long long)threads,
+          threads == 1 ? "" : "s", strchr(nodes, ',') ? "s" : "", nodes);
     first = 0;
   }
   if (json)
@@ -326,9 +336,12 @@ static void report_text(FILE *f) {
     fprintf(f, "hmplace: node policies read back from one block per kind "
                "(memkind's operations table not recognised): right for the "
                "first thread that used a kind\n");
+  char pages[48];
+  long page = sysconf(_SC_PAGESIZE);
+  snprintf(pages, sizeof pages, "pages by node (%ld KiB each)",
+           page > 0 ? page / 1024 : 4);
   fprintf(f, "hmplace: %-30s %8s %11s %11s %11s %9s  %s\n", "kind", "allocs",
-          "requested", "peak usable", "usable now", "fallbacks",
-          "pages by node");
+          "requested", "peak usable", "usable now", "fallbacks", pages);
   int any = 0;
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
     struct hmplace_stats s;
@@ -339,8 +352,8 @@ static void report_text(FILE *f) {
     char b1[32], b2[32], b3[32];
     fprintf(f, "hmplace: %-30s %8llu %11s %11s %11s %9llu  ",
             hmplace_kind_name((enum hmplace_kind)k),
-            (unsigned long long)s.allocs, human(s.bytes, b1, sizeof b1),
-            human(s.peak, b2, sizeof b2), human(s.live, b3, sizeof b3),
+            (unsigned long long)s.allocs, hm_human(s.bytes, b1, sizeof b1),
+            hm_human(s.peak, b2, sizeof b2), hm_human(s.live, b3, sizeof b3),
             (unsigned long long)s.fallbacks);
     int printed = 0;
     for (int n = 0; n < MAXNODES; ++n)

@@ -68,8 +68,8 @@ enum hmplace_kind {
 
 /* A placement split across kinds (plan: `kind: {hbm: 75%, ddr: 25%}`): the
  * object's pages go to the kinds in those shares, interleaved in runs so
- * that every part of the object holds the shares (README "Splitting an
- * object across tiers"). Passed wherever a kind is:
+ * that every part of the object holds the shares (docs/advisor.md, "Both
+ * tiers at once"). Passed wherever a kind is:
  *   hmplace_malloc(HMPLACE_SPLIT(HMPLACE_HBW, 75, HMPLACE_REGULAR), n)
  * HMPLACE_SPLIT: k0 gets p0 percent, k1 the rest; HMPLACE_SPLIT3: k0 p0,
  * k1 p1, k2 the rest. An object too small to split goes whole to the kind
@@ -91,6 +91,18 @@ static __inline__ enum hmplace_kind hmplace_in_window(enum hmplace_kind k,
                                                   size_t n, size_t lo,
                                                   size_t hi) {
   return n >= lo && n <= hi ? k : HMPLACE_HEAP;
+}
+/* The same for calloc's two sizes: their product, out of the window when it
+ * overflows (the call then fails with ENOMEM wherever it goes), as HmPlace.so
+ * checks it:  hmplace_calloc(hmplace_in_window2(HMPLACE_HBW, count, size,
+ *                                                HMPLACE_KiB(64), SIZE_MAX),
+ *                            count, size)                                  */
+static __inline__ enum hmplace_kind hmplace_in_window2(enum hmplace_kind k,
+                                                   size_t nmemb, size_t size,
+                                                   size_t lo, size_t hi) {
+  if (size && nmemb > (size_t)-1 / size)
+    return HMPLACE_HEAP;
+  return hmplace_in_window(k, nmemb * size, lo, hi);
 }
 #define HMPLACE_KiB(n) ((size_t)(n) << 10)
 #define HMPLACE_MiB(n) ((size_t)(n) << 20)

@@ -53,11 +53,11 @@ int main(void) {
 }
 // CHECK: expect [[PAGES:[0-9]+]]
 // CHECK-NEXT: hmplace: placement report (pid {{[0-9]+}})
-// CHECK-NEXT: hmplace: kind {{ *}}allocs requested peak usable usable now fallbacks  pages by node
+// CHECK-NEXT: hmplace: kind {{ *}}allocs requested peak usable usable now fallbacks  pages by node (4 KiB each)
 // CHECK-NEXT: hmplace: MEMKIND_REGULAR {{ *}}1 64.0 KiB {{.*}} 0  untouched:{{1[67]}}{{$}}
-// CHECK-NEXT: hmplace:   bind 0: 1 thread, CPU node 0
+// CHECK-NEXT: hmplace:   memory policy bind 0 (pages on these nodes only): 1 thread, CPU node 0
 // CHECK-NEXT: hmplace: MEMKIND_HBW {{ *}}4 4.0 MiB {{ *}}4.{{[0-9]}} MiB {{ *}}2.{{[0-9]}} MiB {{ *}}0  node0:[[PAGES]]
-// CHECK-NEXT: hmplace:   bind 0: 1 thread, CPU node 0
+// CHECK-NEXT: hmplace:   memory policy bind 0 (pages on these nodes only): 1 thread, CPU node 0
 // JSON: expect [[PAGES:[0-9]+]]
 // JSON-NEXT: 4 {{[0-9]+}} {{[0-9]+}} 2 {'0': [[PAGES]]} 0
 // ABSENT: hmplace: MEMKIND_HBW {{ *}}0 0 B 0 B 0 B 4  -

@@ -76,6 +76,7 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
 static bool isOurKindArgument(StringRef Text) {
   return Text.starts_with("HMPLACE_") ||
          Text.starts_with("hmplace_in_window(") ||
+         Text.starts_with("hmplace_in_window2(") ||
          Text.starts_with("(enum hmplace_kind)hmplace_ctx_kind(");
 }
 

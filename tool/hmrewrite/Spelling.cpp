@@ -68,10 +68,14 @@ static std::string sizeLiteral(uint64_t B) {
 std::string windowArgument(int RuntimeKind, ArrayRef<std::string> Sizes,
                            std::optional<uint64_t> Min,
                            std::optional<uint64_t> Max) {
-  std::string Size = Sizes.size() == 2
-                         ? "(" + Sizes[0] + ") * (" + Sizes[1] + ")"
-                         : Sizes.front();
-  return "hmplace_in_window(" + kindConstant(RuntimeKind) + ", " + Size + ", " +
+  // calloc's two sizes go separately: hmplace_in_window2 multiplies them
+  // with an overflow check, as HmPlace.so does (a product that wraps would
+  // otherwise look small).
+  std::string Fn =
+      Sizes.size() == 2 ? "hmplace_in_window2(" : "hmplace_in_window(";
+  std::string Size =
+      Sizes.size() == 2 ? Sizes[0] + ", " + Sizes[1] : Sizes.front();
+  return Fn + kindConstant(RuntimeKind) + ", " + Size + ", " +
          (Min ? sizeLiteral(*Min) : "0") + ", " +
          (Max ? sizeLiteral(*Max) : "SIZE_MAX") + ")";
 }

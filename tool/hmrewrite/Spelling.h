@@ -52,7 +52,8 @@ std::string blockClosing(const SourcePos &P, bool Braces);
 std::string kindArgument(int RuntimeKind);
 /// The kind argument of a site with a size window: `hmplace_in_window(
 /// HMPLACE_HBW, n, HMPLACE_MiB(1), HMPLACE_MiB(5))` (hmplace.h), the size as
-/// written in the call (\p Sizes: calloc's two, multiplied).
+/// written in the call; for calloc (\p Sizes: its two) `hmplace_in_window2(
+/// HMPLACE_HBW, count, size, ...)`, which checks their product for overflow.
 std::string windowArgument(int RuntimeKind, llvm::ArrayRef<std::string> Sizes,
                            std::optional<uint64_t> Min,
                            std::optional<uint64_t> Max);

@@ -662,7 +662,7 @@ void ModulePlacer::placeSites(SiteMatcher &Matcher,
                               const std::vector<Placement> &Decisions) {
   // Entries that cannot be applied exactly place nothing.
   for (const PlanEntry *E : Matcher.unusableHits())
-    missed(E, "it is not applied: " + Matcher.shape(*E).Why);
+    missed(E, notAppliedReason(Matcher.shape(*E)));
   SiteDescriptors Descs(M);
   RemarkFolder Remarks(Ctx);
   for (size_t I = 0; I < Sites.size(); ++I) {

@@ -186,4 +186,8 @@ std::string contextTableText(StringRef Site,
   return Out + kindConstant(Fallback);
 }
 
+std::string notAppliedReason(const EntryShape &S) {
+  return "it is not applied: " + S.Why;
+}
+
 } // namespace hmplace

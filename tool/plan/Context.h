@@ -104,6 +104,9 @@ struct EntryShape {
 /// checked exactly, and placing without it would place more than the plan
 /// names.
 EntryShape shapeOf(const PlanEntry &E);
+/// Why an Unusable entry places nothing, worded once for every front end:
+/// `it is not applied: <Why>`.
+std::string notAppliedReason(const EntryShape &S);
 
 /// One candidate entry of a context site, as the runtime checks it.
 struct ContextChoice {

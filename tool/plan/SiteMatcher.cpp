@@ -495,8 +495,8 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
     Out.push_back(E);
     if (S.How == EntryShape::Unusable)
       D.report(E->KeyLoc, Severity::Warning,
-               "plan entry '" + E->key() + "' is not applied: " + S.Why +
-                   "; it places nothing");
+               "plan entry '" + E->key() +
+                   "' places nothing: " + notAppliedReason(S));
     else if (S.How == EntryShape::Container)
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +
