@@ -3,7 +3,7 @@
 /// \file
 /// `hmplan advise`: which allocation contexts go to HBM (and, when DDR is
 /// short, which go to a slow tier), under each tier's capacity, as a plan
-/// for people to review. The model (README "hmplan advise"):
+/// for people to review. The model (docs/advisor.md):
 ///
 ///  - The gain of a context is the accesses that would be served by HBM
 ///    instead of DDR. MemProf counts every access, cached or not, and sees

@@ -20,7 +20,7 @@
 //   4. else (no blank line to take) a new line after the last include,
 //      followed by `#line N`, which gives the lines below their old numbers
 //      in the compiler's view (an editor then shows them one line lower:
-//      the README says so).
+//      docs/user-guide.md says so).
 // "The last include" is the last one before the first edit at file scope;
 // one inside a conditional block stands for the block's #endif line. A
 // header's include guard is no conditional block; the include goes inside

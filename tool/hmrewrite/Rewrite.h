@@ -7,7 +7,7 @@
 /// once all files were parsed it asks the plan's SiteMatcher what each call
 /// becomes and turns the answers into tooling::Replacements per file.
 ///
-/// Policy (README "Macros and headers"):
+/// Policy (docs/user-guide.md, "Macros and headers"):
 ///  - Only the files named on the command line are edited, and headers
 ///    that match --header-filter.
 ///  - A planned call written in a macro argument is rewritten where it is

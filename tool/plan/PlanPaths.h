@@ -5,7 +5,7 @@
 /// checkout and from any build directory: an out-of-source build names its
 /// sources by absolute paths (CMake passes them so), and a plan holding those
 /// places nothing in a copy of the tree. So generated plans use relative
-/// paths, which the front ends' path rule (matchPath, README "How plan paths
+/// paths, which the front ends' path rule (matchPath, docs/plan-format.md "How plan paths
 /// match source files") resolves against the plan's directory and otherwise
 /// matches as a suffix of whole components:
 ///
