@@ -119,13 +119,19 @@ void hm_warn_budget(int k) {
 }
 
 static _Atomic int warned_off;
+static const char *OffUnder; /* the sanitizer placement is off under */
+
+void hm_off_under(const char *sanitizer) {
+  OffUnder = sanitizer;
+  atomic_store(&hm_off, 1);
+}
 
 void hm_warn_off(void) {
-  if (hm_sanitizer() && !atomic_exchange(&warned_off, 1))
+  if (OffUnder && !atomic_exchange(&warned_off, 1))
     hm_warn("placement is off: the program runs under %s, whose free "
             "cannot release memkind's blocks; planned allocations use "
             "the ordinary heap",
-            hm_sanitizer());
+            OffUnder);
 }
 
 /*--- per-thread counts (placed.h) ------------------------------------------*/

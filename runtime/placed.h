@@ -127,6 +127,9 @@ void hm_kind_unavailable(int k, const char *why) HM_HIDDEN;
 void hm_kind_full(int k, const char *why) HM_HIDDEN;
 void hm_warn_budget(int k) HM_HIDDEN;
 void hm_warn_off(void) HM_HIDDEN;
+/* Placement off for the whole run: the program runs under \p sanitizer
+ * (startup.c asks heap.c; kinds.c only keeps the name for the warning). */
+void hm_off_under(const char *sanitizer) HM_HIDDEN;
 
 /* Allocations and requested bytes are counted per thread, without a locked
  * instruction (a load and a store of the thread's own counter): two locked

@@ -37,7 +37,7 @@ static void read_off_env(void) {
 static void heap_init(void) {
   hm_heap_init();
   if (hm_sanitizer())
-    atomic_store(&hm_off, 1);
+    hm_off_under(hm_sanitizer());
 }
 #endif
 
