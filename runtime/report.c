@@ -175,6 +175,12 @@ static void residency_of(int kind, struct residency *r) {
   hm_track_each(live_block, &c);
 }
 
+/* The page size the counts of pages are in, for the report's headers. */
+static long page_kib(void) {
+  long page = sysconf(_SC_PAGESIZE);
+  return page > 0 ? page / 1024 : 4;
+}
+
 /*--- split objects (split.c) ------------------------------------------------*/
 
 static void split_pages(void *p, size_t n, void *arg) {
@@ -212,8 +218,10 @@ static void split_report(FILE *f, int json) {
               (unsigned long long)r.untouched);
     } else {
       if (first)
-        fprintf(f, "hmplace: %-44s %8s %11s  %s\n", "split placement",
-                "objects", "requested", "pages by node (live objects)");
+        fprintf(f,
+                "hmplace: %-44s %8s %11s  pages by node (live objects, %ld KiB "
+                "each)\n",
+                "split placement", "objects", "requested", page_kib());
       fprintf(f, "hmplace: %-44s %8llu %11s ", name,
               (unsigned long long)objects, hm_human(bytes, b1, sizeof b1));
       if (!r.blocks)
@@ -336,12 +344,11 @@ static void report_text(FILE *f) {
     fprintf(f, "hmplace: node policies read back from one block per kind "
                "(memkind's operations table not recognised): right for the "
                "first thread that used a kind\n");
-  char pages[48];
-  long page = sysconf(_SC_PAGESIZE);
-  snprintf(pages, sizeof pages, "pages by node (%ld KiB each)",
-           page > 0 ? page / 1024 : 4);
-  fprintf(f, "hmplace: %-30s %8s %11s %11s %11s %9s  %s\n", "kind", "allocs",
-          "requested", "peak usable", "usable now", "fallbacks", pages);
+  fprintf(
+      f,
+      "hmplace: %-30s %8s %11s %11s %11s %9s  pages by node (%ld KiB each)\n",
+      "kind", "allocs", "requested", "peak usable", "usable now", "fallbacks",
+      page_kib());
   int any = 0;
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k) {
     struct hmplace_stats s;

@@ -168,5 +168,5 @@ int main(int argc, char **argv) {
   free(b);
   return 0;
 }
-// CHECK: hmplace: split placement {{.*}}
+// CHECK: hmplace: split placement objects requested pages by node (live objects, 4 KiB each)
 // CHECK: hmplace: MEMKIND_HBW_PREFERRED 75% + MEMKIND_REGULAR 25% 4 {{.*}} - (none live)
