@@ -77,7 +77,9 @@ const struct hm_job *hm_job(void);
 /* startup.c: the start-up hooks of every file, and their locks taken (1)
  * and released (0) around fork(), in one table; hm_startup runs the hooks
  * (the constructor), hm_fork_register installs the fork handlers once. */
-void hm_startup(void);
+void hm_startup(void) __attribute__((visibility("hidden")));
+/* Whether the environment turns placement off (HMPLACE=off or 0). */
+int hm_env_off(void) __attribute__((visibility("hidden")));
 void hm_fork_register(void);
 /* What each file's fork lock function does with its one mutex. */
 static inline void hm_take_lock(pthread_mutex_t *m, int take) {

@@ -256,10 +256,7 @@ const char *hm_human(uint64_t b, char *buf, size_t n) {
 
 static char *JsonPath;
 
-static int report_off(void) {
-  const char *e = getenv("HMPLACE");
-  return hm_sanitizer() || (e && (!strcmp(e, "off") || !strcmp(e, "0")));
-}
+static int report_off(void) { return hm_sanitizer() || hm_env_off(); }
 
 /* Stats and residency of kind \p k; 0 if nothing was planned to it. */
 static int active_kind(int k, struct hmplace_stats *s, struct residency *r) {

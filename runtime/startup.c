@@ -23,10 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+int hm_env_off(void) {
+  const char *off = getenv("HMPLACE");
+  return off && (!strcmp(off, "off") || !strcmp(off, "0"));
+}
+
 /* HMPLACE=off (or 0): every planned site goes to the ordinary heap. */
 static void read_off_env(void) {
-  const char *off = getenv("HMPLACE");
-  if (off && (!strcmp(off, "off") || !strcmp(off, "0")))
+  if (hm_env_off())
     atomic_store(&hm_off, 1);
 }
 

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "Callers.h"
 #include "Harmless.h"
+#include "RawTokens.h"
 #include "Rewrite.h"
 #include "Spelling.h"
 
@@ -33,46 +34,6 @@ using namespace clang;
 using namespace llvm;
 
 namespace hmplace {
-
-/// Raw tokens of a buffer from an offset, with their offsets.
-namespace {
-class RawTokens {
-public:
-  RawTokens(StringRef Buf, unsigned Offset, const LangOptions &LO)
-      : Buf(Buf), Lex(SourceLocation::getFromRawEncoding(1), LO, Buf.begin(),
-                      Buf.begin() + Offset, Buf.end()) {}
-  Token &next() {
-    Lex.LexFromRawLexer(T);
-    return T;
-  }
-  Token &tok() { return T; }
-  unsigned offset() const { return T.getLocation().getRawEncoding() - 1; }
-  unsigned end() const { return offset() + T.getLength(); }
-  StringRef text() const { return Buf.substr(offset(), T.getLength()); }
-  bool ident(StringRef Name) const {
-    return T.is(tok::raw_identifier) && T.getRawIdentifier() == Name;
-  }
-  /// Skip to the parenthesis that closes the one just read; false at eof.
-  bool skipToClose() {
-    unsigned Depth = 0;
-    for (next(); !T.is(tok::eof); next()) {
-      if (T.isOneOf(tok::l_paren, tok::l_square, tok::l_brace))
-        ++Depth;
-      else if (T.isOneOf(tok::r_paren, tok::r_square, tok::r_brace)) {
-        if (Depth == 0)
-          return T.is(tok::r_paren);
-        --Depth;
-      }
-    }
-    return false;
-  }
-
-private:
-  StringRef Buf;
-  Lexer Lex;
-  Token T;
-};
-} // namespace
 
 /// `HMPLACE_FRAME("f.c", L, C)` at the current token: its values, and the
 /// range in FrameBegin/FrameEnd.
@@ -655,7 +616,6 @@ static std::optional<Wrapper> innermostWrapper(StringRef Buf, SourceLocation At,
   if (!At.isFileID() || SM.getFileID(At) != FID)
     return std::nullopt;
   unsigned Off = SM.getFileOffset(At);
-  std::optional<Wrapper> Best;
   size_t From = Off;
   unsigned Floor = Off > 4096 ? Off - 4096 : 0;
   while (From > Floor) {
@@ -671,7 +631,6 @@ static std::optional<Wrapper> innermostWrapper(StringRef Buf, SourceLocation At,
     std::optional<Wrapper> W = parseWrapper(Buf, Start, LO);
     if (W && W->InnerBegin <= Off && Off < W->InnerEnd)
       return W; // the nearest before it is the innermost
-    (void)Best;
   }
   return std::nullopt;
 }

@@ -1,10 +1,9 @@
 //===- Rewritten.cpp - what an earlier run added to a file ----------------===//
 #include "Rewritten.h"
 #include "Callers.h"
+#include "RawTokens.h"
 #include "Spelling.h"
 #include "plan/AllocFns.h"
-
-#include "clang/Lex/Lexer.h"
 
 #include <algorithm>
 #include <cstring>
@@ -13,49 +12,6 @@ using namespace clang;
 using namespace llvm;
 
 namespace hmplace {
-
-namespace {
-/// The raw tokens of a buffer, with their offsets.
-class Tokens {
-public:
-  Tokens(StringRef Buf, const LangOptions &LO)
-      : Buf(Buf), Lex(SourceLocation::getFromRawEncoding(1), LO, Buf.begin(),
-                      Buf.begin(), Buf.end()) {
-    Lex.SetCommentRetentionState(false);
-  }
-  bool next() {
-    Lex.LexFromRawLexer(T);
-    return !T.is(tok::eof);
-  }
-  const Token &tok() const { return T; }
-  unsigned offset() const { return T.getLocation().getRawEncoding() - 1; }
-  unsigned end() const { return offset() + T.getLength(); }
-  StringRef ident() const {
-    return T.is(tok::raw_identifier) ? T.getRawIdentifier() : StringRef();
-  }
-  /// At an opening parenthesis: skip to the token that ends the argument
-  /// (a top-level ',' or the closing ')'); false at eof.
-  bool toArgumentEnd() {
-    unsigned Depth = 0;
-    while (next()) {
-      if (T.isOneOf(tok::l_paren, tok::l_square, tok::l_brace))
-        ++Depth;
-      else if (T.isOneOf(tok::r_paren, tok::r_square, tok::r_brace)) {
-        if (Depth == 0)
-          return true;
-        --Depth;
-      } else if (T.is(tok::comma) && Depth == 0)
-        return true;
-    }
-    return false;
-  }
-
-private:
-  StringRef Buf;
-  Lexer Lex;
-  Token T;
-};
-} // namespace
 
 /// The end of the white space at \p At.
 static unsigned skipSpace(StringRef Buf, unsigned At) {
@@ -74,11 +30,11 @@ std::vector<std::pair<unsigned, unsigned>> addedSpans(StringRef Buf,
   std::vector<std::pair<unsigned, unsigned>> Out;
   if (!Buf.contains("hmplace_") && !Buf.contains("HMPLACE_"))
     return Out;
-  Tokens T(Buf, LO);
+  RawTokens T(Buf, 0, LO);
   bool AfterNew = false;
   unsigned NewEnd = 0;
-  while (T.next()) {
-    StringRef Id = T.ident();
+  while (!T.next().is(tok::eof)) {
+    StringRef Id = T.identifier();
     unsigned At = T.offset();
     bool WasNew = AfterNew;
     AfterNew = Id == "new";
@@ -119,7 +75,7 @@ std::vector<std::pair<unsigned, unsigned>> addedSpans(StringRef Buf,
                                : nullptr) {
       unsigned Added = unsigned(Id.size() - std::strlen(F->Name));
       Out.push_back({At, At + Added});
-      if (TakesKind && T.next() && T.tok().is(tok::l_paren)) {
+      if (TakesKind && T.next().is(tok::l_paren)) {
         unsigned ArgBegin = T.end();
         if (T.toArgumentEnd() && T.tok().is(tok::comma))
           Out.push_back({ArgBegin, skipSpace(Buf, T.end())});
@@ -129,8 +85,7 @@ std::vector<std::pair<unsigned, unsigned>> addedSpans(StringRef Buf,
     // A new-expression's placement: ` (KIND)` after `new`, or `KIND, `
     // before std::nothrow.
     if (WasNew && T.tok().is(tok::l_paren)) {
-      unsigned Open = At;
-      if (!T.next() || !isKindText(T.ident()))
+      if (T.next().is(tok::eof) || !isKindText(T.identifier()))
         continue;
       unsigned ArgBegin = T.offset();
       // Back to the kind's own first token: toArgumentEnd() starts after it.
@@ -139,13 +94,12 @@ std::vector<std::pair<unsigned, unsigned>> addedSpans(StringRef Buf,
         if (!T.toArgumentEnd())
           continue;
       }
-      if (!T.next())
+      if (T.next().is(tok::eof))
         continue;
       if (T.tok().is(tok::r_paren))
         Out.push_back({NewEnd, T.end()});
       else if (T.tok().is(tok::comma))
         Out.push_back({ArgBegin, skipSpace(Buf, T.end())});
-      (void)Open;
     }
   }
   llvm::sort(Out);

@@ -253,16 +253,6 @@ static const char *whyNotEditable(const CallRecord &C) {
   return nullptr;
 }
 
-/// The plan entries behind a placement (for counting what was not applied).
-static void entriesOf(const Placement &P, std::set<const PlanEntry *> &Out) {
-  if (P.Entry)
-    Out.insert(P.Entry);
-  for (const ContextChoice &Ch : P.Choices)
-    Out.insert(Ch.Entry);
-  for (const PlanEntry *E : P.Candidates)
-    Out.insert(E);
-}
-
 void RewriteSession::noteCaller(const CallRecord &C,
                                 const std::vector<const PlanEntry *> &Through,
                                 const std::string &Arg) {
@@ -340,7 +330,8 @@ void RewriteSession::hintSiteEntry(const CallRecord &C, const Placement &P) {
 void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
                                const SiteDecision &Dec) {
   if (Failed.count(C.EditFile.str())) { // reported: it does not compile
-    entriesOf(P, NotApplied);
+    for (const PlanEntry *E : P.entries())
+      NotApplied.insert(E);
     return;
   }
   const char *Why = whyNotEditable(C);
@@ -357,7 +348,8 @@ void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
                   (C.NotPlaceable.empty()
                        ? "; place it with HmPlace.so or edit the code"
                        : ""));
-    entriesOf(P, NotApplied);
+    for (const PlanEntry *E : P.entries())
+      NotApplied.insert(E);
     return;
   }
   if (Dec.Act == SiteDecision::KeepOnHeap) { // reported by the caller
@@ -441,7 +433,8 @@ bool RewriteSession::finish() {
             : StringRef(C.NoSizeWhy));
     if (Dec.Act == SiteDecision::NotPlaced) {
       warnAt(C, Dec.Remark);
-      entriesOf(P, NotApplied);
+      for (const PlanEntry *E : P.entries())
+        NotApplied.insert(E);
     } else if (Dec.Act == SiteDecision::KeepOnHeap && Remarks) {
       D.report(C.Key.str(), Severity::Remark, Dec.Remark);
     }

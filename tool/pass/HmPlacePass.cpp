@@ -679,13 +679,7 @@ void ModulePlacer::placeSites(SiteMatcher &Matcher,
 
 void ModulePlacer::placeOne(Site &S, const Placement &P, const SiteDecision &D,
                             SiteDescriptors &Descs, RemarkFolder &Remarks) {
-  std::vector<const PlanEntry *> Entries;
-  if (P.Entry)
-    Entries.push_back(P.Entry);
-  for (const ContextChoice &Ch : P.Choices)
-    Entries.push_back(Ch.Entry);
-  for (const PlanEntry *E : P.Candidates)
-    Entries.push_back(E);
+  std::vector<const PlanEntry *> Entries = P.entries();
   if (D.Act == SiteDecision::NotPlaced) {
     for (const PlanEntry *E : Entries)
       missed(E, D.Remark);

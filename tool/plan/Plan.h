@@ -216,6 +216,9 @@ struct Placement {
   bool Container = false;
   /// Contextual: the runtime kind when no choice matches (-1: the heap).
   int fallbackKind() const;
+  /// Every entry behind this decision (the entry, the choices' entries,
+  /// the candidates): what it applied, or did not, in either front end.
+  std::vector<const PlanEntry *> entries() const;
   /// Contextual: the runtime kind the runtime chooses when \p Noted are the
   /// frame ids on the shadow stack, innermost first (runtime/context.c's
   /// choose(): the first choice whose callers are the innermost noted

@@ -223,6 +223,16 @@ static ContextChoice choiceFor(const PlanEntry &E, unsigned From,
   return Ch;
 }
 
+std::vector<const PlanEntry *> Placement::entries() const {
+  std::vector<const PlanEntry *> Out;
+  if (Entry)
+    Out.push_back(Entry);
+  for (const ContextChoice &Ch : Choices)
+    Out.push_back(Ch.Entry);
+  Out.insert(Out.end(), Candidates.begin(), Candidates.end());
+  return Out;
+}
+
 int Placement::fallbackKind() const {
   return Entry ? runtimeCode(Entry->To) : -1;
 }
