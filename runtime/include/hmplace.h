@@ -171,19 +171,23 @@ void hmplace_scope_exit(void);
  *   HMPLACE_FRAME("main.c", 19, 15)   a place: file name (only its last path
  *                                     component counts, in any case), line,
  *                                     column (0: any column on the line)
+ *   HMPLACE_AT(19, 15)                the same place in the file this is
+ *                                     written in (its name as the compiler
+ *                                     has it there): what hmrewrite writes,
+ *                                     outside macro definitions
  *
- *   double *a = HMPLACE_CALLER(HMPLACE_FRAME("main.c", 19, 15), TALLOC(double, n));
+ *   double *a = HMPLACE_CALLER(HMPLACE_AT(19, 15), TALLOC(double, n));
  *       the call (or macro use) runs with the frame noted; its value, type
  *       and value category are the wrapped expression's
- *   HMPLACE_CALLER_STMT(HMPLACE_FRAME("main.c", 22, 3), ALLOC_ARRAY(w, n));
+ *   HMPLACE_CALLER_STMT(HMPLACE_AT(22, 3), ALLOC_ARRAY(w, n));
  *       the same for an expression statement or a statement-like macro use
- *   HMPLACE_CALLER_DECL(HMPLACE_FRAME("main.c", 25, 3), DECLARE_ARRAY(A, n, m));
+ *   HMPLACE_CALLER_DECL(HMPLACE_AT(25, 3), DECLARE_ARRAY(A, n, m));
  *       the same for a declaration; the names it declares stay in scope
- *   Mesh(size_t n) : x((HMPLACE_CALLER_INIT(HMPLACE_FRAME("mesh.cpp", 9, 22)), n)) {}
+ *   Mesh(size_t n) : x((HMPLACE_CALLER_INIT(HMPLACE_AT(9, 22)), n)) {}
  *       (C++) a member's constructor, noted while the member is built
  *   #pragma omp parallel
- *   { HMPLACE_CALLER_BLOCK(HMPLACE_FRAME("main.c", 30, 1)); ...
- *     HMPLACE_CALLER_BLOCK_END(HMPLACE_FRAME("main.c", 30, 1)); }
+ *   { HMPLACE_CALLER_BLOCK(HMPLACE_AT(30, 1)); ...
+ *     HMPLACE_CALLER_BLOCK_END(HMPLACE_AT(30, 1)); }
  *       the frame is noted from here to the end of the block, in each
  *       thread that runs it (a parallel region's body; HmPlace.so notes the
  *       region's outlined function the same way)
@@ -216,6 +220,14 @@ void hmplace_scope_exit(void);
  * hashed by the runtime. */
 #define HMPLACE_FRAME(file, line, col)                                        \
   HMPLACE_FRAME_ID(HMPLACE_NAME_HASH_(file), line, col)
+/* __FILE_NAME__ (clang 9, gcc 12) is the name's last component, a literal
+ * the compiler folds; elsewhere the runtime hashes __FILE__'s last one. */
+#ifdef __FILE_NAME__
+#define HMPLACE_AT(line, col) HMPLACE_FRAME(__FILE_NAME__, line, col)
+#else
+#define HMPLACE_AT(line, col)                                                 \
+  HMPLACE_FRAME_ID(hmplace_name_hash(__FILE__), line, col)
+#endif
 #define HMPLACE_NAME_HASH_(s)                                                 \
   (sizeof(s) <= 65 ? HMPLACE_SUM64_(s) : hmplace_name_hash(s))
 #define HMPLACE_CH_(s, i)                                                     \
@@ -360,7 +372,7 @@ void hmplace_ctx_register(const char *const *sites, size_t n);
   ::hmplace::caller_guard hmplace_block_guard_(frame)
 #define HMPLACE_CALLER_BLOCK_END(frame) hmplace_block_guard_.leave()
 /* A member's constructor in a constructor's initializer list:
- *   Mesh(size_t n) : x((HMPLACE_CALLER_INIT(HMPLACE_FRAME("mesh.cpp", 9, 22)), n)) {}
+ *   Mesh(size_t n) : x((HMPLACE_CALLER_INIT(HMPLACE_AT(9, 22)), n)) {}
  * the guard is a temporary of the mem-initializer's full-expression, which
  * ends when the member is constructed. */
 #define HMPLACE_CALLER_INIT(frame) (void)::hmplace::caller_guard(frame)
@@ -453,7 +465,7 @@ namespace hmplace {
 /* HMPLACE_CONTAINERS(frame, table...): a caller frame under which the
  * buffers standard containers allocate follow the table (the site
  * "std::allocator"):
- *   HMPLACE_CALLER_STMT(HMPLACE_CONTAINERS(HMPLACE_FRAME("mesh.cpp", 19, 3),
+ *   HMPLACE_CALLER_STMT(HMPLACE_CONTAINERS(HMPLACE_AT(19, 3),
  *       "std::allocator", (HMPLACE_HBW, "mesh.cpp:19"), HMPLACE_HEAP),
  *       m.x.resize(n));
  * Needs -lhmplace-cxx. */
@@ -514,8 +526,8 @@ public:
  * operands) are evaluated, as HmPlace.so notes it: hmrewrite writes these
  * where an argument calls something that may allocate, which a wrapper
  * around the whole text would put under the frame too.
- *   double *a = HMPLACE_CALL(HMPLACE_FRAME("main.cpp", 11, 15), work)(make(n));
- *   HMPLACE_BINARY(HMPLACE_FRAME("mesh.cpp", 9, 8), m[k], =, make(n));
+ *   double *a = HMPLACE_CALL(HMPLACE_AT(11, 15), work)(make(n));
+ *   HMPLACE_BINARY(HMPLACE_AT(9, 8), m[k], =, make(n));
  * The arguments are forwarded unchanged (C++14: a generic lambda). */
 template <class Frame, class F> class noted_callable {
 public:

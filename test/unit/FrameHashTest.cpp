@@ -83,4 +83,13 @@ TEST(FrameHash, FrameIdsOfOnePlaceAgree) {
   EXPECT_FALSE(contextFrameMatches(Macro, contextFrameId(NAME200, 20, 0)));
 }
 
+TEST(FrameHash, HereIsThisFilesFrame) {
+  // HMPLACE_AT takes the file from the compiler: this file's name, as the
+  // tools name a frame in it (from __FILE_NAME__, or the runtime's hash of
+  // __FILE__'s last component).
+  uint64_t Here = HMPLACE_AT(19, 15);
+  EXPECT_EQ(contextFrameId(__FILE__, 19, 15), Here);
+  EXPECT_EQ(HMPLACE_FRAME("FrameHashTest.cpp", 19, 15), Here);
+}
+
 } // namespace

@@ -22,14 +22,20 @@ SourcePos pos(const char *File, unsigned Line, unsigned Col) {
 
 TEST(Spelling, FrameNamesTheFileOnly) {
   // The same text in every checkout: the base name, never the directory.
-  EXPECT_EQ(frameText(pos("/home/a/src/main.c", 19, 15)),
+  EXPECT_EQ(frameText(pos("/home/a/src/main.c", 19, 15), false),
             "HMPLACE_FRAME(\"main.c\", 19, 15)");
-  EXPECT_EQ(frameText(pos("/b/main.c", 19, 15)),
-            frameText(pos("/home/a/src/main.c", 19, 15)));
+  EXPECT_EQ(frameText(pos("/b/main.c", 19, 15), false),
+            frameText(pos("/home/a/src/main.c", 19, 15), false));
+}
+
+TEST(Spelling, FrameInItsOwnFileSaysLineAndColumn) {
+  // Where the note is written in the frame's file, the compiler names it.
+  EXPECT_EQ(frameText(pos("/home/a/src/main.c", 19, 15), true),
+            "HMPLACE_AT(19, 15)");
 }
 
 TEST(Spelling, FrameEscapesQuotesAndBackslashes) {
-  EXPECT_EQ(frameText(pos("/d/we\"ird\\.c", 1, 2)),
+  EXPECT_EQ(frameText(pos("/d/we\"ird\\.c", 1, 2), false),
             "HMPLACE_FRAME(\"we\\\"ird\\\\.c\", 1, 2)");
   EXPECT_EQ(unquote("\"we\\\"ird\\\\.c\""), "we\"ird\\.c");
 }

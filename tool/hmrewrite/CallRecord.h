@@ -58,6 +58,9 @@ struct NoteSite {
   std::string NoteProblem;
   bool BlockBraces = false;
   bool CPlusPlus = false; ///< the call is in C++ (containers may be armed)
+  /// The note may name its frame as HMPLACE_AT(line, column): its text is
+  /// in the frame's file as the compiler names it there, not in a directive.
+  bool Here = false;
   /// A caller frame an earlier run wrapped: the wrapper's text range, the
   /// wrapped text's, and its first argument (the frame, or the frame and a
   /// container table) as written.

@@ -29,26 +29,36 @@
 #include "clang/Basic/CharInfo.h"
 #include "clang/Basic/OpenMPKinds.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang;
 using namespace llvm;
 
 namespace hmplace {
 
-/// `HMPLACE_FRAME("f.c", L, C)` at the current token: its values, and the
-/// range in FrameBegin/FrameEnd.
+/// `HMPLACE_FRAME("f.c", L, C)` or `HMPLACE_AT(L, C)` at the current
+/// token: its values (no file for the second: the one it is written in),
+/// and the range in FrameBegin/FrameEnd.
 static bool parseFrame(RawTokens &R, Wrapper &W) {
-  if (!R.ident(FrameMacro))
+  bool Here = R.ident(HereMacro);
+  if (!Here && !R.ident(FrameMacro))
     return false;
   W.FrameBegin = R.offset();
-  if (!R.next().is(tok::l_paren) || !R.next().is(tok::string_literal))
+  if (!R.next().is(tok::l_paren))
     return false;
-  W.File = unquote(R.text());
-  unsigned Nums[2];
-  for (unsigned &N : Nums)
-    if (!R.next().is(tok::comma) || !R.next().is(tok::numeric_constant) ||
-        R.text().getAsInteger(10, N))
+  if (!Here) {
+    if (!R.next().is(tok::string_literal))
       return false;
+    W.File = unquote(R.text());
+  }
+  unsigned Nums[2];
+  for (unsigned I = 0; I < 2; ++I) {
+    bool Comma = I > 0 || !Here;
+    if ((Comma && !R.next().is(tok::comma)) ||
+        !R.next().is(tok::numeric_constant) ||
+        R.text().getAsInteger(10, Nums[I]))
+      return false;
+  }
   W.Line = Nums[0];
   W.Column = Nums[1];
   if (!R.next().is(tok::r_paren))
@@ -275,6 +285,29 @@ static std::string describeCall(const Stmt *S, ASTContext &Ctx) {
   return What;
 }
 
+/// Whether \p Offset of \p Buf is in a preprocessing directive (a line
+/// that begins with '#', or one it continues with a backslash).
+static bool inDirective(StringRef Buf, unsigned Offset) {
+  size_t Begin = Buf.take_front(Offset).rfind('\n') + 1; // npos + 1 == 0
+  while (Begin >= 2 && Buf[Begin - 2] == '\\')
+    Begin = Buf.take_front(Begin - 1).rfind('\n') + 1;
+  StringRef Line = Buf.substr(Begin).ltrim(" \t");
+  return Line.starts_with("#");
+}
+
+/// Whether a note written at \p At of \p FID (text \p Buf) may name its
+/// frame in \p KeyFile as HMPLACE_AT(line, column): __FILE_NAME__ there is
+/// the frame's file (not so in a directive: a macro body takes the name of
+/// where it is used).
+static bool canSayHere(SourceManager &SM, FileID FID, StringRef Buf,
+                       unsigned At, StringRef KeyFile) {
+  if (FID.isInvalid() || At > Buf.size() || inDirective(Buf, At))
+    return false;
+  PresumedLoc P = SM.getPresumedLoc(SM.getComposedLoc(FID, At));
+  return P.isValid() &&
+         sys::path::filename(P.getFilename()) == sys::path::filename(KeyFile);
+}
+
 void recordRegion(EditLocator &L, const OMPExecutableDirective *D,
                   const FunctionDecl *CurFn, StringRef CompileDir,
                   std::vector<CallRecord> &Out) {
@@ -344,6 +377,8 @@ void recordRegion(EditLocator &L, const OMPExecutableDirective *D,
     return Done("its region's body is written in a macro");
   R.EditFile = Facts.Path;
   StringRef Buf = SM.getBufferData(FID);
+  R.note().Here =
+      canSayHere(SM, FID, Buf, L.offsetOf(BR.getBegin()), R.Key.File);
   if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
     unsigned Open = L.offsetOf(CS->getLBracLoc()) + 1;
     unsigned Close = L.offsetOf(CS->getRBracLoc());
@@ -686,6 +721,7 @@ public:
       else
         chooseForm();
     }
+    markHere();
     Out.push_back(std::move(R));
   }
 
@@ -698,6 +734,7 @@ private:
   bool adoptEarlierWrapper();
   void noteFirstArgument();
   void chooseForm();
+  void markHere();
   const Stmt *formForNode(const DynTypedNode &Node, const DynTypedNode &Parent);
   void checkEvaluated(const Stmt *Evaluated, const DynTypedNode &Node);
   /// Whether \p SR covers exactly the text to wrap.
@@ -745,6 +782,15 @@ private:
   unsigned UseBegin = 0, UseEnd = 0;
 };
 } // namespace
+
+/// A note written in the frame's own file, outside any directive, names
+/// its frame as HMPLACE_AT(line, column): __FILE_NAME__ there is the
+/// frame's file (a macro body would take the name of where it is used).
+void CallerRecorder::markHere() {
+  NoteSite &N = R.note();
+  N.Here = canSayHere(SM, FID, Buf, N.AlreadyNoted ? N.WrapBegin : N.NoteBegin,
+                      R.Key.File);
+}
 
 /// An earlier run's wrapper is looked at whatever the plan says now: the
 /// plan may no longer name the call.
@@ -913,6 +959,13 @@ bool CallerRecorder::adoptEarlierWrapper() {
   if (W) {
     noteWrapper(R.note(), *W, Buf);
     R.Key.Column = W->Column;
+    // A statement broken at the column limit (Format.h) numbers its lines
+    // on until the `#line` after it: the call is on the wrapper's line.
+    SourceLocation Begin = SM.getComposedLoc(FID, W->Begin);
+    SourceLocation Call = SM.getSpellingLoc(CE->getExprLoc());
+    if (Call.isFileID() && SM.getFileID(Call) == FID &&
+        SM.getSpellingLineNumber(Call) != SM.getSpellingLineNumber(Begin))
+      R.Key.Line = SM.getPresumedLineNumber(Begin);
     return true;
   }
   // The previous hmrewrite's wrapper: its frame is where it begins (the

@@ -21,12 +21,19 @@
 //      followed by `#line N`, which gives the lines below their old numbers
 //      in the compiler's view (an editor then shows them one line lower:
 //      docs/user-guide.md says so).
+// And it must be where clang-format sorts it, or `git clang-format` over the
+// rewrite would move it: where the place above joins a block of includes
+// out of order, a line of its own where it sorts in that block, with `#line`
+// after it (which also ends the block there) -- never before the file's
+// first include when that is a quoted one (a "config.h"), and not in a block
+// the tree keeps unsorted.
 // "The last include" is the last one before the first edit at file scope;
 // one inside a conditional block stands for the block's #endif line. A
 // header's include guard is no conditional block; the include goes inside
 // it, after its #define.
 //
 //===----------------------------------------------------------------------===//
+#include "Format.h"
 #include "Rewrite.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -251,6 +258,102 @@ std::optional<IncludeEdit> runtimeIncludeRemoval(StringRef Text,
   return IncludeEdit{B, TextEnd - B, ""};
 }
 
+/// Whether clang-format (\p Style) leaves \p E's include where it is in
+/// the block of #include lines it is in (for an edit without an include,
+/// the block at its place).
+static bool sortsInPlace(StringRef File, StringRef Text, const IncludeEdit &E,
+                         const format::FormatStyle &Style) {
+  std::string New =
+      (Text.take_front(E.Offset) + E.Text + Text.substr(E.Offset + E.Length))
+          .str();
+  size_t Own = StringRef(E.Text).find("#include"); // else: the line at E
+  unsigned At = E.Offset + unsigned(Own == StringRef::npos ? 0 : Own);
+  unsigned Len = unsigned(StringRef(New).substr(At).find_first_of("\r\n"));
+  tooling::Replacements Reps = format::sortIncludes(
+      Style, New,
+      {tooling::Range(At, std::min<unsigned>(Len, New.size() - At))}, File);
+  Expected<std::string> Sorted = tooling::applyAllReplacements(New, Reps);
+  if (!Sorted) {
+    consumeError(Sorted.takeError());
+    return true; // nothing clang-format would do
+  }
+  return *Sorted == New;
+}
+
+static bool isIncludeLine(StringRef L) {
+  L = L.ltrim();
+  return L.consume_front("#") && L.ltrim().starts_with("include");
+}
+
+/// The starts of the #include lines next to \p E's place (the block its
+/// include joins), in order.
+static std::vector<unsigned> blockAround(StringRef Text, const IncludeEdit &E) {
+  auto BeginOf = [&](size_t Off) {
+    return unsigned(Text.take_front(Off).rfind('\n') + 1); // npos + 1 == 0
+  };
+  std::vector<unsigned> Starts;
+  for (unsigned P = BeginOf(E.Offset); P > 0;) {
+    unsigned Prev = BeginOf(P - 1);
+    if (!isIncludeLine(Text.slice(Prev, P - 1)))
+      break;
+    Starts.insert(Starts.begin(), Prev);
+    P = Prev;
+  }
+  // After the line E takes (its text replaced), or at the lines it adds.
+  size_t F = E.Offset;
+  if (!StringRef(E.Text).ends_with("\n")) {
+    F = Text.find('\n', E.Offset);
+    F = F == StringRef::npos ? Text.size() : F + 1;
+  }
+  while (F < Text.size()) {
+    size_t NL = Text.find('\n', F);
+    if (!isIncludeLine(Text.slice(F, NL == StringRef::npos ? Text.size() : NL)))
+      break;
+    Starts.push_back(unsigned(F));
+    F = NL == StringRef::npos ? Text.size() : NL + 1;
+  }
+  return Starts;
+}
+
+/// clang-format sorts each block of #include lines, so `git clang-format`
+/// would move an include that joins a block out of order. Then a line of
+/// its own where it sorts in that block, and `#line` after it (which also
+/// ends the block there, and keeps the numbering).
+static IncludeEdit sortedInclude(StringRef File, StringRef Text,
+                                 IncludeEdit E) {
+  format::FormatStyle Style = treeStyle(File);
+  if (Style.SortIncludes == format::FormatStyle::SI_Never ||
+      sortsInPlace(File, Text, E, Style))
+    return E;
+  // A block the tree keeps out of clang-format's order (a config.h that
+  // must come first) is none of the formatter's business: no other place.
+  std::vector<unsigned> Block = blockAround(Text, E);
+  if (Block.empty() ||
+      !sortsInPlace(File, Text, IncludeEdit{Block[0], 0, ""}, Style))
+    return E;
+  // Nor before the file's first include when that is the project's own
+  // (a "config.h" may define feature macros every system header must see).
+  size_t First = 0;
+  while (First < Text.size() &&
+         !isIncludeLine(Text.substr(First).split('\n').first))
+    First = Text.find('\n', First) == StringRef::npos
+                ? Text.size()
+                : Text.find('\n', First) + 1;
+  bool FirstIsOwn = Text.substr(First).split('\n').first.contains('"');
+  StringRef EOL = Text.contains("\r\n") ? "\r\n" : "\n";
+  for (unsigned At : Block) {
+    if (At == First && FirstIsOwn)
+      continue;
+    unsigned LineNo = 1 + unsigned(Text.take_front(At).count('\n'));
+    IncludeEdit C{
+        At, 0,
+        ("#include <hmplace.h>" + EOL + "#line " + Twine(LineNo) + EOL).str()};
+    if (sortsInPlace(File, Text, C, Style))
+      return C;
+  }
+  return E;
+}
+
 void RewriteSession::insertInclude(const std::string &File,
                                    const FileLayout &Layout,
                                    unsigned FirstEdit) {
@@ -259,7 +362,9 @@ void RewriteSession::insertInclude(const std::string &File,
     D.report(File, Severity::Error, "cannot read: " + Buf.getError().message());
     return;
   }
-  IncludeEdit E = runtimeIncludeEdit((*Buf)->getBuffer(), Layout, FirstEdit);
+  StringRef Text = (*Buf)->getBuffer();
+  IncludeEdit E =
+      sortedInclude(File, Text, runtimeIncludeEdit(Text, Layout, FirstEdit));
   addEdit(File, E.Offset, E.Length, E.Text);
 }
 

@@ -44,7 +44,8 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
             C.Note->FirstEnd - C.Note->FirstBegin, Arg);
     if (C.Note->Form == NoteSite::NoteBlock)
       addEdit(C.EditFile, C.Note->Frame2Begin,
-              C.Note->Frame2End - C.Note->Frame2Begin, frameText(C.Key));
+              C.Note->Frame2End - C.Note->Frame2Begin,
+              frameText(C.Key, C.Note->Here));
     ++tally(C.EditFile).Reframed;
     return;
   }

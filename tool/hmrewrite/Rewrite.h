@@ -29,6 +29,7 @@
 #define HMPLACE_HMREWRITE_REWRITE_H
 
 #include "CallRecord.h"
+#include "Format.h"
 #include "plan/Decision.h"
 #include "plan/Plan.h"
 
@@ -173,6 +174,9 @@ private:
   void insertInclude(const std::string &File, const FileLayout &Layout,
                      unsigned FirstEditOffset);
   void warnAt(const CallRecord &C, const llvm::Twine &Msg);
+  void formatEdits();
+  /// Rewritten lines left over their tree's column limit, by file.
+  std::map<std::string, std::vector<LineLeft>, std::less<>> LeftLong;
 
   bool isRewritten(llvm::StringRef File) const {
     return (MainFiles.count(File) || Headers.count(File)) &&
@@ -225,7 +229,7 @@ private:
   struct Tally {
     unsigned Placed = 0, Dispatch = 0, Noted = 0, AlreadyPlaced = 0,
              Rekinded = 0, Unplaced = 0, AlreadyNoted = 0, Reframed = 0,
-             Unnoted = 0, ToHeap = 0;
+             Unnoted = 0, ToHeap = 0, Broken = 0, Joined = 0;
     void add(const Tally &O);
   };
   std::map<std::string, Tally, std::less<>> Tallies;

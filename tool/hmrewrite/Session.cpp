@@ -285,7 +285,7 @@ void RewriteSession::noteCaller(const CallRecord &C,
     addEdit(C.EditFile, C.Note->NoteBegin, 0,
             blockOpening(Arg, C.Note->BlockBraces));
     addEdit(C.EditFile, C.Note->NoteEnd, 0,
-            blockClosing(C.Key, C.Note->BlockBraces));
+            blockClosing(C.Key, C.Note->Here, C.Note->BlockBraces));
   } else {
     // Nested notes meet at offsets: the wider opens first, closes last.
     long Width = long(C.Note->NoteEnd - C.Note->NoteBegin);
@@ -415,7 +415,7 @@ bool RewriteSession::finish() {
           }))
         Table = contextTableText(ContainerSite,
                                  Matcher->containerChoicesFor(Ctx), -1);
-      std::string Arg = callerArgument(C.Key, Table);
+      std::string Arg = callerArgument(C.Key, C.Note->Here, Table);
       if (C.Note->AlreadyNoted)
         reconcileNote(C, Wanted, Arg);
       else if (Wanted)
@@ -507,8 +507,50 @@ bool RewriteSession::finish() {
     } else
       dropUnusedInclude(File, L->second, Reps);
   }
+  formatEdits();
   // Overlapping edits cost their file only (see addEdit).
   return D.errors() - ConflictErrors == ErrorsBefore;
+}
+
+/// Each edited file's rewritten lines in its tree's format (Format.h): the
+/// formatter's edits compose with the rewrite's.
+void RewriteSession::formatEdits() {
+  for (auto &[File, Reps] : Edits) {
+    if (Reps.empty())
+      continue;
+    auto Buf = MemoryBuffer::getFile(File);
+    if (!Buf) // the output step reports it
+      continue;
+    StringRef Old = (*Buf)->getBuffer();
+    if (Reps.rbegin()->getOffset() + Reps.rbegin()->getLength() > Old.size())
+      continue; // changed since it was parsed: the output step says so
+    std::string New;
+    std::vector<std::pair<unsigned, unsigned>> Changed;
+    size_t Pos = 0;
+    for (const tooling::Replacement &R : Reps) {
+      New.append(Old.data() + Pos, R.getOffset() - Pos);
+      Changed.emplace_back(New.size(),
+                           New.size() + R.getReplacementText().size());
+      New += R.getReplacementText();
+      Pos = R.getOffset() + R.getLength();
+    }
+    New.append(Old.data() + Pos, Old.size() - Pos);
+    format::FormatStyle Style = treeStyle(File);
+    Formatted F = formatRewrittenLines(File, New, Changed, Style);
+    if (F.Reps.empty() && F.Left.empty())
+      continue;
+    Reps = Reps.merge(F.Reps);
+    tally(File).Broken += F.Broken;
+    tally(File).Joined += F.Joined;
+    for (const LineLeft &L : F.Left) {
+      if (Verbose)
+        D.report(File + ":" + std::to_string(L.Line), Severity::Note,
+                 "rewritten line of " + std::to_string(L.Width) +
+                     " columns left whole over the column limit (" +
+                     std::to_string(Style.ColumnLimit) + "): " + L.Why);
+      LeftLong[File].push_back(L);
+    }
+  }
 }
 
 static std::string count(unsigned N, StringRef One, StringRef Many) {
@@ -520,6 +562,7 @@ void RewriteSession::Tally::add(const Tally &O) {
   AlreadyPlaced += O.AlreadyPlaced, Rekinded += O.Rekinded;
   Unplaced += O.Unplaced, AlreadyNoted += O.AlreadyNoted;
   Reframed += O.Reframed, Unnoted += O.Unnoted, ToHeap += O.ToHeap;
+  Broken += O.Broken, Joined += O.Joined;
 }
 
 /// "a.c, b.c and 3 more" for the files of \p Set.
@@ -594,7 +637,22 @@ std::string RewriteSession::summary(
              count(T.Dispatch, "free/realloc call", "free/realloc calls") +
              " dispatched";
     Out += ", " + count(FilesChanged, "file", "files") + " changed";
+    if (T.Broken)
+      Out += "; " + count(T.Broken, "statement", "statements") +
+             " broken at the column limit (" +
+             (T.Broken == 1 ? "a #line after it" : "a #line after each") +
+             " keeps the line numbers)";
+    if (T.Joined)
+      Out += "; " + count(T.Joined, "statement", "statements") +
+             " an earlier run broke joined again";
   }
+  unsigned Long = 0;
+  for (const auto &[File, Lines] : LeftLong)
+    Long += NotWritten.count(File) ? 0 : Lines.size();
+  if (Long)
+    Out += "; " + count(Long, "rewritten line", "rewritten lines") +
+           " left over the column limit, where a break would move what plan "
+           "keys name (-v names them)";
   std::map<std::string, std::set<std::string>> ByWhy;
   for (const auto &[File, Why] : NotWritten)
     ByWhy[Why].insert(File);

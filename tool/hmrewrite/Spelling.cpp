@@ -9,7 +9,10 @@ using namespace llvm;
 
 namespace hmplace {
 
-std::string frameText(const SourcePos &P) {
+std::string frameText(const SourcePos &P, bool Here) {
+  if (Here)
+    return (HereMacro + "(" + Twine(P.Line) + ", " + Twine(P.Column) + ")")
+        .str();
   return (FrameMacro + "(" + cStringLiteral(sys::path::filename(P.File)) +
           ", " + Twine(P.Line) + ", " + Twine(P.Column) + ")")
       .str();
@@ -22,10 +25,11 @@ static std::string labelled(StringRef Table) {
   return (Table + " /* other callers */").str();
 }
 
-std::string callerArgument(const SourcePos &P, StringRef ContainerTable) {
+std::string callerArgument(const SourcePos &P, bool Here,
+                           StringRef ContainerTable) {
   if (ContainerTable.empty())
-    return frameText(P);
-  return (ContainersMacro + "(" + frameText(P) + ", " +
+    return frameText(P, Here);
+  return (ContainersMacro + "(" + frameText(P, Here) + ", " +
           labelled(ContainerTable) + ")")
       .str();
 }
@@ -47,9 +51,9 @@ std::string blockOpening(StringRef Arg, bool Braces) {
       .str();
 }
 
-std::string blockClosing(const SourcePos &P, bool Braces) {
-  return (Twine(Braces ? " " : "") + BlockEndMacro + "(" + frameText(P) + ");" +
-          (Braces ? " }" : " "))
+std::string blockClosing(const SourcePos &P, bool Here, bool Braces) {
+  return (Twine(Braces ? " " : "") + BlockEndMacro + "(" + frameText(P, Here) +
+          ");" + (Braces ? " }" : " "))
       .str();
 }
 

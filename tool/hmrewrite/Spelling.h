@@ -22,6 +22,7 @@
 namespace hmplace {
 
 inline constexpr llvm::StringLiteral FrameMacro = "HMPLACE_FRAME";
+inline constexpr llvm::StringLiteral HereMacro = "HMPLACE_AT";
 inline constexpr llvm::StringLiteral CallerMacro = "HMPLACE_CALLER";
 inline constexpr llvm::StringLiteral CallerStmtMacro = "HMPLACE_CALLER_STMT";
 inline constexpr llvm::StringLiteral CallerDeclMacro = "HMPLACE_CALLER_DECL";
@@ -34,11 +35,14 @@ inline constexpr llvm::StringLiteral BlockMacro = "HMPLACE_CALLER_BLOCK";
 inline constexpr llvm::StringLiteral BlockEndMacro = "HMPLACE_CALLER_BLOCK_END";
 
 /// `HMPLACE_FRAME("main.c", 19, 15)` for the call at \p P: its file name
-/// only, so the text is the same in every checkout.
-std::string frameText(const SourcePos &P);
+/// only, so the text is the same in every checkout; `HMPLACE_AT(19, 15)`
+/// when \p Here (the text goes into that file, outside a directive: the
+/// compiler supplies the name).
+std::string frameText(const SourcePos &P, bool Here);
 /// What a caller frame's wrapper notes: the frame at \p P, or with a
 /// container table (C++), `HMPLACE_CONTAINERS(frame, <table>)`.
-std::string callerArgument(const SourcePos &P, llvm::StringRef ContainerTable);
+std::string callerArgument(const SourcePos &P, bool Here,
+                           llvm::StringRef ContainerTable);
 /// What goes before the wrapped text of a caller frame noting \p Arg:
 /// `HMPLACE_CALLER(HMPLACE_FRAME("main.c", 19, 15), ` (or _STMT, _DECL);
 /// `)` goes after it.
@@ -46,7 +50,7 @@ std::string wrapperPrefix(NoteSite::NoteForm F, llvm::StringRef Arg);
 /// What opens and closes a noted block (a parallel region's body), with
 /// the braces when the body had none.
 std::string blockOpening(llvm::StringRef Arg, bool Braces);
-std::string blockClosing(const SourcePos &P, bool Braces);
+std::string blockClosing(const SourcePos &P, bool Here, bool Braces);
 /// The kind argument of a placed call: `HMPLACE_HBW`, or for a context site
 /// `HMPLACE_BY_CALLERS(<table>)`.
 std::string kindArgument(int RuntimeKind);

@@ -1,0 +1,169 @@
+//===- FormatTest.cpp - rewritten lines in the tree's format --------------===//
+//
+// hmrewrite breaks a rewritten statement that exceeds the column limit as
+// clang-format does, with `#line` after it, only where no call moves; it
+// leaves a line whole (and says why) where a break would move a call or
+// clang-format would respace the line; a rerun joins a statement it broke
+// once it fits again.
+//
+//===----------------------------------------------------------------------===//
+#include "Format.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+#include <vector>
+
+using namespace hmplace;
+
+namespace {
+
+/// \p Text with the rewrite's text at \p Needle (its length) formatted.
+Formatted format(const std::string &Text, const std::string &Needle,
+                 unsigned Length, std::string &Out) {
+  size_t At = Text.find(Needle);
+  EXPECT_NE(At, std::string::npos) << Needle;
+  std::pair<unsigned, unsigned> Changed(unsigned(At), unsigned(At + Length));
+  Formatted F = formatRewrittenLines("t.c", Text, {Changed},
+                                     clang::format::getLLVMStyle());
+  auto New = clang::tooling::applyAllReplacements(Text, F.Reps);
+  EXPECT_TRUE(bool(New));
+  Out = New ? *New : "";
+  return F;
+}
+
+const char *Head = "void *f(unsigned long n);\n"
+                   "void g(void) {\n";
+
+TEST(Format, LongLineBrokenWithLineAfter) {
+  std::string In = std::string(Head) +
+                   "  double *p = (double *)hmplace_malloc(HMPLACE_HBW_"
+                   "PREFERRED, 1000 * sizeof(double) + 64 * 64);\n"
+                   "  (void)p;\n}\n";
+  std::string Out;
+  Formatted F = format(In, "hmplace_malloc", 40, Out);
+  EXPECT_EQ(F.Broken, 1u);
+  EXPECT_TRUE(F.Left.empty());
+  EXPECT_NE(
+      Out.find("  double *p = (double *)hmplace_malloc(HMPLACE_HBW_PREFERRED,\n"
+               "                                       1000 * sizeof(double) + "
+               "64 * 64);\n#line 4\n  (void)p;\n"),
+      std::string::npos)
+      << Out;
+}
+
+TEST(Format, LineWithinLimitUntouched) {
+  std::string In =
+      std::string(Head) + "  void *p = hmplace_malloc(HMPLACE_HBW, 8);\n}\n";
+  std::string Out;
+  Formatted F = format(In, "hmplace_malloc", 14, Out);
+  EXPECT_TRUE(F.Reps.empty());
+  EXPECT_EQ(Out, In);
+}
+
+TEST(Format, BreakThatMovesACallLeavesTheLine) {
+  // clang-format would put f(...) on a line of its own: its line would
+  // change, and a plan names calls by line.
+  std::string In = std::string(Head) +
+                   "  void *p = hmplace_malloc(HMPLACE_HBW_PREFERRED, "
+                   "(unsigned long)f(100000000ul) + 2000000000000ul);\n}\n";
+  std::string Out;
+  Formatted F = format(In, "hmplace_malloc", 36, Out);
+  EXPECT_EQ(F.Broken, 0u);
+  ASSERT_EQ(F.Left.size(), 1u);
+  EXPECT_EQ(F.Left[0].Line, 3u);
+  EXPECT_NE(F.Left[0].Why.find("moves the call"), std::string::npos);
+  EXPECT_EQ(Out, In);
+}
+
+TEST(Format, CallANoteNamesMayMove) {
+  // The call a wrapper notes is named by the wrapper's frame (a rerun finds
+  // it on the wrapper's line): it may go to the next line.
+  std::string In =
+      std::string(Head) +
+      "  void *p = HMPLACE_CALLER(HMPLACE_AT(3, 13), f(1000000000000000ul + "
+      "2000000000000ul));\n}\n";
+  std::string Out;
+  Formatted F = format(In, "HMPLACE_CALLER", 36, Out);
+  EXPECT_EQ(F.Broken, 1u);
+  EXPECT_TRUE(F.Left.empty());
+  EXPECT_NE(Out.find("  void *p = HMPLACE_CALLER(HMPLACE_AT(3, 13),\n"),
+            std::string::npos)
+      << Out;
+}
+
+TEST(Format, LineNotInClangFormatsSpacingLeftWhole) {
+  std::string In = std::string(Head) +
+                   "  double *p=(double *)hmplace_malloc(HMPLACE_HBW_"
+                   "PREFERRED, 1000 * sizeof(double) + 64 * 64 + 1);\n}\n";
+  std::string Out;
+  Formatted F = format(In, "hmplace_malloc", 40, Out);
+  ASSERT_EQ(F.Left.size(), 1u);
+  EXPECT_NE(F.Left[0].Why.find("respace"), std::string::npos);
+  EXPECT_EQ(Out, In);
+}
+
+TEST(Format, BrokenStatementJoinedWhenItFitsAgain) {
+  // An earlier run broke line 3; a rerun took the placement out.
+  std::string In = std::string(Head) + "  double *p = (double *)malloc(\n"
+                                       "      1000);\n"
+                                       "#line 4\n"
+                                       "  (void)p;\n}\n";
+  std::string Out;
+  Formatted F = format(In, "malloc", 6, Out);
+  EXPECT_EQ(F.Joined, 1u);
+  EXPECT_EQ(Out, std::string(Head) +
+                     "  double *p = (double *)malloc(1000);\n  (void)p;\n}\n");
+}
+
+TEST(Format, LineNumbersCountEarlierDirectives) {
+  // After `#line 40`, the statement is line 42: its #line says 43.
+  std::string In = "#line 40\n" + std::string(Head) +
+                   "  double *p = (double *)hmplace_malloc(HMPLACE_HBW_"
+                   "PREFERRED, 1000 * sizeof(double) + 64 * 64);\n}\n";
+  std::string Out;
+  Formatted F = format(In, "hmplace_malloc", 40, Out);
+  EXPECT_EQ(F.Broken, 1u);
+  EXPECT_NE(Out.find("\n#line 43\n}"), std::string::npos) << Out;
+}
+
+TEST(Format, AloneAgreesWithTheBlock) {
+  // Statements formatted alone (a function body of their own, moved to
+  // their depth) come out as clang-format lays them out in their block.
+  std::string In =
+      "typedef struct { double *a; unsigned long n; } blk;\n"
+      "int posix_memalign(void **, unsigned long, unsigned long);\n"
+      "blk *make(unsigned long n) {\n"
+      "  blk *b = 0;\n"
+      "  b->a = (double *)hmplace_calloc(HMPLACE_HBW_PREFERRED, n, "
+      "sizeof(double) * 64);\n"
+      "  for (unsigned long k = 0; k < n; ++k) {\n"
+      "    if (k % 2)\n"
+      "      b->a = (double *)hmplace_realloc(HMPLACE_REGULAR, b->a, k * "
+      "sizeof(double) + 64);\n"
+      "    double *t = (double *)hmplace_malloc(HMPLACE_HBW_PREFERRED, k * "
+      "sizeof(double) + 64 * 64);\n"
+      "    (void)t;\n"
+      "  }\n"
+      "  if (hmplace_posix_memalign(HMPLACE_HBW, (void **)&b->a, 64, n * "
+      "sizeof(double)) != 0)\n"
+      "    return 0;\n"
+      "  return b;\n"
+      "}\n";
+  std::vector<std::pair<unsigned, unsigned>> Changed;
+  for (size_t At = In.find("hmplace_"); At != std::string::npos;
+       At = In.find("hmplace_", At + 1))
+    Changed.emplace_back(unsigned(At), unsigned(At + 8));
+  auto Run = [&](bool Alone) {
+    Formatted F = formatRewrittenLines("t.c", In, Changed,
+                                       clang::format::getLLVMStyle(), Alone);
+    // Line 5 would be broken after '=', which moves the call: left whole.
+    EXPECT_EQ(F.Broken, 3u);
+    EXPECT_EQ(F.Left.size(), 1u);
+    EXPECT_TRUE(!F.Left.empty() && F.Left[0].Line == 5);
+    return cantFail(clang::tooling::applyAllReplacements(In, F.Reps));
+  };
+  EXPECT_EQ(Run(true), Run(false));
+}
+
+} // namespace

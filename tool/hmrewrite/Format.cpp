@@ -1,0 +1,601 @@
+//===- Format.cpp - rewritten lines in the tree's format ------------------===//
+#include "Format.h"
+#include "Callers.h"
+#include "RawTokens.h"
+#include "Spelling.h"
+
+#include "clang/Basic/CharInfo.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+using namespace clang;
+using namespace llvm;
+
+namespace hmplace {
+
+format::FormatStyle treeStyle(StringRef File) {
+  Expected<format::FormatStyle> S = format::getStyle("file", File, "LLVM");
+  if (S)
+    return *S;
+  consumeError(S.takeError()); // a broken .clang-format: LLVM's
+  return format::getLLVMStyle();
+}
+
+namespace {
+
+/// The file's physical lines and the compiler's numbers for them.
+struct TextLines {
+  std::vector<unsigned> Begin, End; ///< [Begin, End) without the newline
+  std::vector<unsigned> Presumed;
+  std::vector<bool> Directive; ///< or spliced to one by a backslash
+  std::vector<std::optional<unsigned>> BareLine; ///< `#line N` alone
+
+  unsigned size() const { return Begin.size(); }
+  unsigned lineAt(unsigned Offset) const {
+    return unsigned(std::upper_bound(Begin.begin(), Begin.end(), Offset) -
+                    Begin.begin() - 1);
+  }
+};
+
+/// A statement the pass looks at: physical lines [First, Last], and the
+/// `#line` after them when an earlier run broke it.
+struct Unit {
+  unsigned First, Last;
+  std::optional<unsigned> Marker;
+};
+
+} // namespace
+
+/// `#line N` or `# N "file"`: N, and whether it is `#line N` alone.
+static std::optional<unsigned> lineDirective(StringRef L, bool &Bare) {
+  L = L.ltrim(" \t");
+  if (!L.consume_front("#"))
+    return std::nullopt;
+  L = L.ltrim(" \t");
+  bool Named = L.consume_front("line");
+  if (Named && (L.empty() || !isHorizontalWhitespace(L[0])))
+    return std::nullopt;
+  L = L.ltrim(" \t");
+  StringRef Digits = L.take_while([](char C) { return isDigit(C); });
+  unsigned N;
+  if (Digits.empty() || Digits.getAsInteger(10, N))
+    return std::nullopt;
+  Bare = Named && L.drop_front(Digits.size()).trim().empty();
+  return N;
+}
+
+static TextLines linesOf(StringRef Text) {
+  TextLines T;
+  unsigned Next = 1;
+  for (size_t Pos = 0;;) {
+    size_t NL = Text.find('\n', Pos);
+    StringRef L =
+        Text.slice(Pos, NL == StringRef::npos ? Text.size() : NL).rtrim('\r');
+    bool Spliced = !T.End.empty() && T.End.back() > T.Begin.back() &&
+                   Text[T.End.back() - 1] == '\\';
+    T.Begin.push_back(Pos);
+    T.End.push_back(Pos + L.size());
+    T.Presumed.push_back(Next);
+    // A macro body's lines: a #line among them would end the definition.
+    T.Directive.push_back(L.ltrim(" \t").starts_with("#") || Spliced ||
+                          L.ends_with("\\"));
+    bool Bare = false;
+    std::optional<unsigned> N = lineDirective(L, Bare);
+    T.BareLine.push_back(Bare ? N : std::nullopt);
+    Next = N ? *N : Next + 1;
+    if (NL == StringRef::npos || NL + 1 == Text.size())
+      return T;
+    Pos = NL + 1;
+  }
+}
+
+/// Statements an earlier run broke: lines [First, Last] that the compiler
+/// numbers as one line, closed by the `#line` that says so. By the line
+/// they begin on.
+static std::map<unsigned, Unit> brokenStatements(const TextLines &T) {
+  std::map<unsigned, Unit> Out;
+  for (unsigned M = 1; M < T.size(); ++M) {
+    if (!T.BareLine[M])
+      continue;
+    unsigned Last = M - 1;
+    // Extra 0: the statement fits on its line again after a rerun's edit;
+    // the `#line` is left over.
+    long Extra = long(T.Presumed[Last]) - long(*T.BareLine[M] - 1);
+    if (Extra < 0 || Extra > long(Last))
+      continue;
+    unsigned First = Last - unsigned(Extra);
+    bool Code = true;
+    for (unsigned L = First; L <= Last; ++L)
+      Code &= !T.Directive[L];
+    if (Code)
+      Out[First] = Unit{First, Last, M};
+  }
+  return Out;
+}
+
+/// The statements the rewrite wrote into, each once, in order.
+static std::vector<Unit>
+unitsOf(const TextLines &T, ArrayRef<std::pair<unsigned, unsigned>> Changed) {
+  std::map<unsigned, Unit> Broken = brokenStatements(T);
+  std::map<unsigned, Unit> Out;
+  auto Add = [&](unsigned L) {
+    if (auto It = Broken.upper_bound(L); It != Broken.begin())
+      if (const Unit &U = std::prev(It)->second; L <= U.Last) {
+        Out[U.First] = U;
+        return;
+      }
+    if (!T.Directive[L])
+      Out[L] = Unit{L, L, std::nullopt};
+  };
+  for (auto [B, E] : Changed)
+    for (unsigned L = T.lineAt(B), Z = T.lineAt(std::max(B, E ? E - 1 : 0));
+         L <= Z && L < T.size(); ++L)
+      Add(L);
+  std::vector<Unit> V;
+  for (auto &[First, U] : Out)
+    V.push_back(U);
+  return V;
+}
+
+/// \p Text[B, E) with the replacements that fall in it; false if one
+/// crosses its bounds (clang-format's statement goes on beyond them).
+static bool applyWithin(StringRef Text, const tooling::Replacements &Reps,
+                        unsigned B, unsigned E, std::string &Out) {
+  Out.clear();
+  unsigned Pos = B;
+  for (const tooling::Replacement &R : Reps) {
+    unsigned RB = R.getOffset(), RE = RB + R.getLength();
+    if (RE < B || RB > E || (RE == B && R.getLength()))
+      continue;
+    if (RB < B || RE > E)
+      return false;
+    Out += Text.slice(Pos, RB);
+    Out += R.getReplacementText();
+    Pos = RE;
+  }
+  Out += Text.slice(Pos, E);
+  return true;
+}
+
+/// Display columns of \p L (tabs to \p TabWidth, UTF-8 sequences as one).
+static unsigned widthOf(StringRef L, unsigned TabWidth) {
+  unsigned W = 0;
+  for (char C : L) {
+    if (C == '\t')
+      W += TabWidth - W % TabWidth;
+    else if ((uint8_t(C) & 0xC0) != 0x80)
+      ++W;
+  }
+  return W;
+}
+
+static unsigned widest(StringRef Text, unsigned TabWidth) {
+  unsigned W = 0;
+  for (StringRef Rest = Text; !Rest.empty();) {
+    auto [L, R] = Rest.split('\n');
+    W = std::max(W, widthOf(L, TabWidth));
+    Rest = R;
+  }
+  return W;
+}
+
+/// Where in \p Buf (NUL-terminated), from \p From to \p To, a call a plan
+/// could name is written: an identifier (or `new`) before its arguments, a
+/// C++ subscript. hmplace.h's own forms, size operators and statement
+/// keywords are none.
+static std::vector<unsigned> callsIn(const std::string &Buf, unsigned From,
+                                     unsigned To, const LangOptions &LO) {
+  std::vector<unsigned> Out;
+  RawTokens R(Buf, From, LO);
+  StringRef Prev;
+  unsigned PrevAt = 0;
+  for (R.next(); !R.atEnd() && R.offset() < To; R.next()) {
+    if (R.tok().isOneOf(tok::l_paren, tok::l_brace) && !Prev.empty()) {
+      bool Ours =
+          Prev.starts_with("HMPLACE_") || Prev.starts_with("hmplace_in_window");
+      bool Operator = StringSwitch<bool>(Prev)
+                          .Cases("sizeof", "alignof", "_Alignof", "__alignof__",
+                                 "decltype", "typeof", true)
+                          .Cases("__typeof__", "_Generic", "defined", true)
+                          .Cases("if", "while", "for", "switch", "return", true)
+                          .Default(false);
+      if (!Ours && !Operator)
+        Out.push_back(PrevAt);
+    }
+    if (LO.CPlusPlus && R.tok().is(tok::l_square))
+      Out.push_back(R.offset());
+    Prev = R.identifier();
+    PrevAt = R.offset();
+    if (Prev == "new" && LO.CPlusPlus)
+      Out.push_back(PrevAt);
+  }
+  return Out;
+}
+
+/// The tree's style for breaking lines: the fixers that do not touch line
+/// breaks (namespace end comments, using-declaration order) are off, each
+/// lexes the text once more.
+static format::FormatStyle breakingStyle(format::FormatStyle S) {
+  S.FixNamespaceComments = false;
+  S.SortUsingDeclarations = format::FormatStyle::SUD_Never;
+  return S;
+}
+
+namespace {
+/// formatRewrittenLines' work on one file.
+class UnitFormatter {
+public:
+  UnitFormatter(StringRef FileName, StringRef Text,
+                const format::FormatStyle &TreeStyle, bool AloneAllowed)
+      : FileName(FileName), Text(Text), AloneAllowed(AloneAllowed),
+        Style(breakingStyle(TreeStyle)), T(linesOf(Text)),
+        EOL(Text.contains("\r\n") ? "\r\n" : "\n") {
+    LO.CPlusPlus = !FileName.ends_with(".c");
+    LO.CPlusPlus11 = LO.CPlusPlus;
+  }
+  Formatted run(ArrayRef<std::pair<unsigned, unsigned>> Changed);
+
+private:
+  bool needsLook(const Unit &U) const;
+  bool standsAlone(const Unit &U) const;
+  std::optional<std::string> aloneForm(const Unit &U);
+  void formatStretches(ArrayRef<Unit> Units);
+  void decideLine(const Unit &U, std::optional<std::string> F);
+  void decideBroken(const Unit &U);
+  void replace(unsigned B, unsigned E, const std::string &New);
+  bool continuationHoldsNoCall(StringRef F) const;
+  void leave(const Unit &U, unsigned Width, const char *Why) {
+    Out.Left.push_back({T.Presumed[U.First], Width, Why});
+  }
+
+  StringRef FileName, Text;
+  bool AloneAllowed;
+  format::FormatStyle Style;
+  TextLines T;
+  StringRef EOL;
+  LangOptions LO;
+  tooling::Replacements Wrapped, OneLine; ///< clang-format's, its limit / none
+  /// Statements that stand alone, by indentation and text: their lines.
+  std::map<std::pair<unsigned, std::string>, std::optional<std::string>> Alone;
+  Formatted Out;
+};
+} // namespace
+
+/// The style that puts a statement on one line: no limit, and nothing
+/// merged into its line that the limit kept apart (a short function's body,
+/// an if's).
+static format::FormatStyle oneLineStyle(format::FormatStyle S) {
+  S.ColumnLimit = 100000;
+  S.AllowShortFunctionsOnASingleLine = format::FormatStyle::SFS_None;
+  S.AllowShortBlocksOnASingleLine = format::FormatStyle::SBS_Never;
+  S.AllowShortIfStatementsOnASingleLine = format::FormatStyle::SIS_Never;
+  S.AllowShortLoopsOnASingleLine = false;
+  S.AllowShortCaseLabelsOnASingleLine = false;
+  S.AllowShortLambdasOnASingleLine = format::FormatStyle::SLS_None;
+  S.AllowShortEnumsOnASingleLine = false;
+  return S;
+}
+
+bool UnitFormatter::needsLook(const Unit &U) const {
+  // A line within the limit that no earlier run broke is left as it is.
+  return U.Marker || widthOf(Text.slice(T.Begin[U.First], T.End[U.Last]),
+                             Style.TabWidth) > Style.ColumnLimit;
+}
+
+/// The code of line \p L: not blank, a comment or a directive.
+static bool isCode(StringRef L) {
+  L = L.trim();
+  return !L.empty() && !L.starts_with("//") && !L.starts_with("/*") &&
+         !L.starts_with("*") && !L.starts_with("#");
+}
+
+static bool startsControl(StringRef L) {
+  L = L.ltrim();
+  L.consume_front("} ");
+  for (StringRef K : {"if", "for", "while", "switch", "else", "do"})
+    if (L.starts_with(K) &&
+        (L.size() == K.size() || !isAsciiIdentifierContinue(L[K.size()])))
+      return true;
+  return false;
+}
+
+/// Whether the statement on \p U's line depends on nothing around it but
+/// its depth, so that clang-format lays it out alone as it does in the file:
+/// it begins a statement (the code line before ends one, or opens its
+/// block), that block is a function's body or a condition's (not a class,
+/// an initializer, a namespace: found by the line that opens it), it has no
+/// comment (aligned with its neighbours'), and the style aligns nothing
+/// across lines and indents with spaces.
+bool UnitFormatter::standsAlone(const Unit &U) const {
+  if (!AloneAllowed || Style.UseTab != format::FormatStyle::UT_Never ||
+      Style.AlignConsecutiveAssignments.Enabled ||
+      Style.AlignConsecutiveDeclarations.Enabled ||
+      Style.AlignConsecutiveMacros.Enabled ||
+      Style.AlignConsecutiveBitFields.Enabled)
+    return false;
+  StringRef Line = Text.slice(T.Begin[U.First], T.End[U.Last]);
+  if (Line.contains("//") || Line.contains("/*") || Line.contains('\t'))
+    return false;
+  unsigned Indent = Line.size() - Line.ltrim(" ").size();
+  bool Begins = true, Opened = Indent == 0;
+  for (unsigned L = U.First; L-- > 0;) {
+    StringRef Prev = Text.slice(T.Begin[L], T.End[L]);
+    if (T.Directive[L] || !isCode(Prev))
+      continue;
+    if (Begins) {
+      StringRef E = Prev.rtrim();
+      Begins = E.ends_with(";") || E.ends_with("{") || E.ends_with("}") ||
+               (E.ends_with(")") && startsControl(Prev)) ||
+               E.trim() == "else" || E.trim() == "do";
+      if (!Begins)
+        return false;
+    }
+    if (Opened)
+      return true;
+    if (Prev.size() - Prev.ltrim(" ").size() >= Indent)
+      continue;
+    // The line that opens the statement's block.
+    StringRef O = Prev.trim();
+    if (startsControl(O))
+      return true;
+    for (StringRef K : {"class", "struct", "union", "enum", "namespace",
+                        "extern", "template", "typedef"})
+      if (O.starts_with(K))
+        return false;
+    return O.ends_with("{") && !O.contains('=') && O.contains(')');
+  }
+  return Opened;
+}
+
+/// clang-format's lines for a statement that stands alone: formatted in a
+/// function body of its own (at file scope if it is there) one level deep,
+/// with the column limit less the columns it is deeper in the file, then
+/// moved to its place. Layout is the same at any depth once the limit is
+/// moved with it. Identical statements at one depth are formatted once.
+std::optional<std::string> UnitFormatter::aloneForm(const Unit &U) {
+  StringRef Line = Text.slice(T.Begin[U.First], T.End[U.Last]);
+  StringRef Body = Line.ltrim(" ");
+  unsigned Indent = Line.size() - Body.size();
+  auto [It, New] = Alone.try_emplace({Indent, Body.str()});
+  if (!New)
+    return It->second;
+  unsigned Level = Indent ? Style.IndentWidth : 0;
+  if (Indent < Level || Indent - Level >= Style.ColumnLimit)
+    return It->second = std::nullopt;
+  unsigned Shift = Indent - Level;
+  format::FormatStyle S = Style;
+  S.ColumnLimit -= Shift;
+  std::string Head = Indent ? "void hmplace_alone() {\n" : "";
+  std::string Code = Head + std::string(Level, ' ') + Body.str() + "\n" +
+                     (Indent ? "}\n" : "");
+  unsigned B = Head.size(), E = B + Level + Body.size();
+  std::string F;
+  if (!applyWithin(
+          Code, format::reformat(S, Code, {tooling::Range(B, E - B)}, FileName),
+          B, E, F))
+    return It->second = std::nullopt;
+  std::string Out = std::string(Shift, ' ');
+  for (char C : F) {
+    if (C == '\n')
+      Out += (EOL + StringRef(std::string(Shift, ' '))).str();
+    else
+      Out += C;
+  }
+  return It->second = Out;
+}
+
+/// clang-format weighs every range against every line, so one call over a
+/// large file with a range per rewritten line is quadratic. A '}' in column
+/// 0 ends a top-level block: each stretch of the file between two such
+/// lines is formatted alone, with the units in it.
+void UnitFormatter::formatStretches(ArrayRef<Unit> Units) {
+  format::FormatStyle Unlimited = oneLineStyle(Style);
+  for (size_t I = 0; I < Units.size();) {
+    unsigned First = Units[I].First;
+    while (First > 0 && !Text.substr(T.Begin[First - 1]).starts_with("}"))
+      --First;
+    unsigned Last = Units[I].Last, Base = T.Begin[First];
+    while (Last + 1 < T.size() && !Text.substr(T.Begin[Last]).starts_with("}"))
+      ++Last;
+    std::vector<tooling::Range> Ranges;
+    bool Broken = false;
+    for (; I < Units.size() && Units[I].Last <= Last; ++I) {
+      const Unit &U = Units[I];
+      Ranges.emplace_back(T.Begin[U.First] - Base,
+                          T.End[U.Last] - T.Begin[U.First]);
+      Broken |= bool(U.Marker);
+    }
+    StringRef Stretch = Text.slice(Base, T.End[Last]);
+    auto Shifted = [&](const tooling::Replacements &Reps,
+                       tooling::Replacements &Into) {
+      for (const tooling::Replacement &R : Reps)
+        cantFail(Into.add(tooling::Replacement(FileName, R.getOffset() + Base,
+                                               R.getLength(),
+                                               R.getReplacementText())));
+    };
+    Shifted(format::reformat(Style, Stretch, Ranges, FileName), Wrapped);
+    if (Broken) // the statements an earlier run broke, as one line each
+      Shifted(format::reformat(Unlimited, Stretch, Ranges, FileName), OneLine);
+  }
+}
+
+Formatted UnitFormatter::run(ArrayRef<std::pair<unsigned, unsigned>> Changed) {
+  if (Style.ColumnLimit == 0 || Style.DisableFormat)
+    return std::move(Out);
+  std::vector<Unit> Units = unitsOf(T, Changed);
+  llvm::erase_if(Units, [&](const Unit &U) { return !needsLook(U); });
+  if (Units.empty())
+    return std::move(Out);
+  // A statement that stands alone is formatted alone; the others with the
+  // top-level block they are in.
+  std::vector<Unit> InContext;
+  for (const Unit &U : Units)
+    if (U.Marker || !standsAlone(U))
+      InContext.push_back(U);
+  formatStretches(InContext);
+  for (const Unit &U : Units) {
+    if (U.Marker) {
+      decideBroken(U);
+      continue;
+    }
+    std::optional<std::string> F;
+    if (standsAlone(U)) {
+      F = aloneForm(U);
+    } else if (std::string W;
+               applyWithin(Text, Wrapped, T.Begin[U.First], T.End[U.Last], W)) {
+      F = W;
+    }
+    decideLine(U, std::move(F));
+  }
+  return std::move(Out);
+}
+
+void UnitFormatter::replace(unsigned B, unsigned E, const std::string &New) {
+  if (Text.slice(B, E) == New)
+    return;
+  cantFail(Out.Reps.add(tooling::Replacement(FileName, B, E - B, New)));
+}
+
+/// Whether \p F is \p Line with line breaks put between its tokens and
+/// nothing else changed: the first line is the line's beginning, columns
+/// and all, and the line's text goes on, in order, on the lines after it.
+static bool onlyBreaks(StringRef Line, StringRef F) {
+  size_t I = 0, J = 0;
+  while (J < F.size()) {
+    if (F[J] == '\r' || F[J] == '\n') {
+      while (J < F.size() && isWhitespace(F[J]))
+        ++J; // the break and the next line's indentation
+      while (I < Line.size() && isHorizontalWhitespace(Line[I]))
+        ++I;
+      continue;
+    }
+    if (I >= Line.size() || Line[I] != F[J])
+      return false;
+    ++I, ++J;
+  }
+  return Line.substr(I).trim().empty();
+}
+
+/// Whether the statement \p F (clang-format's lines for \p Line) ends on
+/// its last line: a `#line` after it must not split a statement that goes
+/// on below (a condition's body may: it is a statement of its own).
+static bool endsStatement(StringRef Line, StringRef F) {
+  StringRef Last = F.rsplit('\n').second.empty() ? F : F.rsplit('\n').second;
+  Last = Last.rtrim();
+  if (Last.ends_with("*/") && Last.rfind("/*") != StringRef::npos)
+    Last = Last.take_front(Last.rfind("/*")).rtrim();
+  else if (size_t C = Last.rfind("//"); C != StringRef::npos)
+    Last = Last.take_front(C).rtrim();
+  if (Last.ends_with(";") || Last.ends_with("{") || Last.ends_with("}"))
+    return true;
+  StringRef Head = Line.ltrim();
+  Head.consume_front("} else ");
+  return Last.ends_with(")") &&
+         (Head.starts_with("if") || Head.starts_with("for") ||
+          Head.starts_with("while") || Head.starts_with("switch"));
+}
+
+/// Whether the lines after the first of \p F hold no call a plan could
+/// name by its place. The call a wrapper on the first line notes
+/// (HMPLACE_CALLER(HMPLACE_AT(19, 15), call(...))) is named by the wrapper's
+/// frame, and a rerun finds it on the wrapper's line: it may move (no
+/// wrapper may begin on a later line).
+bool UnitFormatter::continuationHoldsNoCall(StringRef F) const {
+  std::string Buf = F.str();
+  size_t FirstEnd = Buf.find('\n');
+  if (FirstEnd == std::string::npos)
+    return true;
+  std::set<unsigned> Noted;
+  for (size_t At = Buf.find("HMPLACE_"); At < FirstEnd;
+       At = Buf.find("HMPLACE_", At + 1)) {
+    // `(HMPLACE_CALLER_INIT(...), arg)` begins at its parenthesis.
+    bool Init = StringRef(Buf).substr(At).starts_with(CallerInitMacro);
+    unsigned Start =
+        Init && At > 0 && Buf[At - 1] == '(' ? unsigned(At - 1) : unsigned(At);
+    if (std::optional<Wrapper> W = parseWrapper(Buf, Start, LO))
+      if (std::vector<unsigned> C =
+              callsIn(Buf, W->InnerBegin, W->InnerEnd, LO);
+          !C.empty())
+        Noted.insert(C.front());
+  }
+  for (unsigned C : callsIn(Buf, unsigned(FirstEnd), unsigned(Buf.size()), LO))
+    if (!Noted.count(C))
+      return false;
+  // Every wrapper begins on the first line: a rerun keys the call in it by
+  // the line the wrapper begins on.
+  RawTokens R(Buf, unsigned(FirstEnd), LO);
+  for (R.next(); !R.atEnd(); R.next())
+    if (StringRef Id = R.identifier();
+        Id.starts_with(CallerMacro) || Id == CallMacro || Id == BinaryMacro)
+      return false;
+  return true;
+}
+
+/// A line the rewrite made longer than the limit: broken where clang-format
+/// breaks it, with `#line` after it, if no call moves.
+void UnitFormatter::decideLine(const Unit &U, std::optional<std::string> Form) {
+  unsigned B = T.Begin[U.First], E = T.End[U.Last];
+  StringRef Now = Text.slice(B, E);
+  unsigned Width = widthOf(Now, Style.TabWidth);
+  if (!Form)
+    return leave(U, Width, "its statement goes on over other lines");
+  const std::string &F = *Form;
+  if (!StringRef(F).contains('\n'))
+    return leave(U, Width, "clang-format finds no place to break it");
+  if (!onlyBreaks(Now, F))
+    return leave(U, Width,
+                 "clang-format would also respace it, which moves the columns "
+                 "plan keys name");
+  if (!endsStatement(Now, F))
+    return leave(U, Width, "its statement goes on over other lines");
+  if (!continuationHoldsNoCall(F))
+    return leave(U, Width,
+                 "clang-format would break it before a call, which moves the "
+                 "call to another line");
+  replace(B, E,
+          F + EOL.str() + "#line " + std::to_string(T.Presumed[U.Last] + 1));
+  ++Out.Broken;
+}
+
+/// A statement an earlier run broke, edited again: joined when it fits,
+/// else broken again (its `#line` stays); joined and left whole if a break
+/// would now move a call.
+void UnitFormatter::decideBroken(const Unit &U) {
+  unsigned B = T.Begin[U.First], E = T.End[U.Last],
+           MarkerEnd = T.End[*U.Marker];
+  StringRef Now = Text.slice(B, E);
+  std::string F, One;
+  if (!applyWithin(Text, OneLine, B, E, One) || StringRef(One).contains('\n'))
+    return leave(U, widest(Now, Style.TabWidth),
+                 "its statement goes on over other lines");
+  unsigned Width = widthOf(One, Style.TabWidth);
+  if (Width <= Style.ColumnLimit) {
+    // Fits again: one line (as it is, if it is one already), no `#line`.
+    replace(B, MarkerEnd, U.First == U.Last ? Now.str() : One);
+    ++Out.Joined;
+    return;
+  }
+  if (applyWithin(Text, Wrapped, B, E, F) && onlyBreaks(One, F) &&
+      continuationHoldsNoCall(F)) {
+    replace(B, E, F);
+    ++Out.Broken;
+    return;
+  }
+  replace(B, MarkerEnd, One);
+  leave(U, Width,
+        "clang-format would break it before a call, which moves the call to "
+        "another line");
+}
+
+Formatted formatRewrittenLines(StringRef FileName, StringRef Text,
+                               ArrayRef<std::pair<unsigned, unsigned>> Changed,
+                               const format::FormatStyle &Style,
+                               bool AloneAllowed) {
+  return UnitFormatter(FileName, Text, Style, AloneAllowed).run(Changed);
+}
+
+} // namespace hmplace

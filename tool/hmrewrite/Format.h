@@ -1,0 +1,67 @@
+//===- Format.h - rewritten lines in the tree's format ----------*- C++ -*-===//
+///
+/// \file
+/// A rewritten line is longer than the line it was. Where it now exceeds the
+/// tree's clang-format column limit, `git clang-format` over the rewrite
+/// would break it, and every line below would move: plan keys, profiles,
+/// debug info and a rerun's keys all name lines. So the statement is broken
+/// here as clang-format breaks it, and `#line N` after it gives the lines
+/// below their old numbers. That is only done where no call moves: the
+/// calls a plan can name (on the statement's first line) keep their line
+/// and column, and the lines clang-format adds hold only operands and
+/// hmrewrite's own text. Where that cannot be had (the line is not as
+/// clang-format writes it, or a break would move a call), the line is left
+/// whole and reported.
+///
+/// A rerun edits such a statement as a whole (its lines up to the `#line`):
+/// joined again when it fits, broken again when it does not.
+///
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMREWRITE_FORMAT_H
+#define HMPLACE_HMREWRITE_FORMAT_H
+
+#include "clang/Format/Format.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hmplace {
+
+/// A rewritten line left over the column limit, by its line as the compiler
+/// numbers it.
+struct LineLeft {
+  unsigned Line = 0, Width = 0;
+  std::string Why;
+};
+
+struct Formatted {
+  clang::tooling::Replacements Reps; ///< on the rewritten text
+  std::vector<LineLeft> Left;
+  unsigned Broken = 0; ///< statements broken over lines
+  unsigned Joined = 0; ///< statements an earlier run broke, joined again
+};
+
+/// The style `git clang-format` uses for \p File: the nearest .clang-format
+/// above it, else LLVM's.
+clang::format::FormatStyle treeStyle(llvm::StringRef File);
+
+/// Brings the rewritten lines of \p Text (the file \p FileName after the
+/// rewrite) into \p Style. \p Changed: the [begin, end) offsets in \p Text
+/// of the text the rewrite wrote. A statement that depends on nothing
+/// around it but its depth is formatted alone (clang-format over its whole
+/// block, once per statement, is too slow for a site-dense file);
+/// \p AloneAllowed false formats every one in its block (the unit tests
+/// check that both agree).
+Formatted
+formatRewrittenLines(llvm::StringRef FileName, llvm::StringRef Text,
+                     llvm::ArrayRef<std::pair<unsigned, unsigned>> Changed,
+                     const clang::format::FormatStyle &Style,
+                     bool AloneAllowed = true);
+
+} // namespace hmplace
+
+#endif
