@@ -32,6 +32,18 @@ Formatted format(const std::string &Text, const std::string &Needle,
   return F;
 }
 
+/// \p In's rewritten line 3 (its hmplace_malloc call) is left whole, for a
+/// reason that says \p Why.
+void expectLeftWhole(const std::string &In, const char *Why) {
+  std::string Out;
+  Formatted F = format(In, "hmplace_malloc", 14, Out);
+  EXPECT_EQ(F.Broken, 0u);
+  ASSERT_EQ(F.Left.size(), 1u);
+  EXPECT_EQ(F.Left[0].Line, 3u);
+  EXPECT_NE(F.Left[0].Why.find(Why), std::string::npos) << F.Left[0].Why;
+  EXPECT_EQ(Out, In);
+}
+
 const char *Head = "void *f(unsigned long n);\n"
                    "void g(void) {\n";
 
@@ -67,13 +79,7 @@ TEST(Format, BreakThatMovesACallLeavesTheLine) {
   std::string In = std::string(Head) +
                    "  void *p = hmplace_malloc(HMPLACE_HBW_PREFERRED, "
                    "(unsigned long)f(100000000ul) + 2000000000000ul);\n}\n";
-  std::string Out;
-  Formatted F = format(In, "hmplace_malloc", 36, Out);
-  EXPECT_EQ(F.Broken, 0u);
-  ASSERT_EQ(F.Left.size(), 1u);
-  EXPECT_EQ(F.Left[0].Line, 3u);
-  EXPECT_NE(F.Left[0].Why.find("moves the call"), std::string::npos);
-  EXPECT_EQ(Out, In);
+  expectLeftWhole(In, "moves the call");
 }
 
 TEST(Format, CallANoteNamesMayMove) {
@@ -96,11 +102,7 @@ TEST(Format, LineNotInClangFormatsSpacingLeftWhole) {
   std::string In = std::string(Head) +
                    "  double *p=(double *)hmplace_malloc(HMPLACE_HBW_"
                    "PREFERRED, 1000 * sizeof(double) + 64 * 64 + 1);\n}\n";
-  std::string Out;
-  Formatted F = format(In, "hmplace_malloc", 40, Out);
-  ASSERT_EQ(F.Left.size(), 1u);
-  EXPECT_NE(F.Left[0].Why.find("respace"), std::string::npos);
-  EXPECT_EQ(Out, In);
+  expectLeftWhole(In, "respace");
 }
 
 TEST(Format, BrokenStatementJoinedWhenItFitsAgain) {
