@@ -6,12 +6,13 @@
 /// would break it, and every line below would move: plan keys, profiles,
 /// debug info and a rerun's keys all name lines. So the statement is broken
 /// here as clang-format breaks it, and `#line N` after it gives the lines
-/// below their old numbers. That is only done where no call moves: the
-/// calls a plan can name (on the statement's first line) keep their line
-/// and column, and the lines clang-format adds hold only operands and
-/// hmrewrite's own text. Where that cannot be had (the line is not as
-/// clang-format writes it, or a break would move a call), the line is left
-/// whole and reported.
+/// below their old numbers. That is only done where no call a plan names by
+/// its place moves: the first line keeps its text and columns, and the
+/// lines clang-format adds hold only operands, hmrewrite's own text and the
+/// call a wrapper on the first line notes (named by the wrapper's frame; a
+/// rerun keys it by the wrapper's line). Where that cannot be had (the line
+/// is not as clang-format writes it, or a break would move a call), the
+/// line is left whole and reported.
 ///
 /// A rerun edits such a statement as a whole (its lines up to the `#line`):
 /// joined again when it fits, broken again when it does not.
