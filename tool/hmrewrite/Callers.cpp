@@ -149,6 +149,13 @@ std::optional<Wrapper> parseWrapper(StringRef Buf, unsigned Offset,
   return std::nullopt;
 }
 
+std::optional<Wrapper> parseWrapperNamedAt(StringRef Buf, unsigned NameAt,
+                                           const LangOptions &LO) {
+  bool Init = NameAt > 0 && Buf[NameAt - 1] == '(' &&
+              Buf.substr(NameAt).starts_with(CallerInitMacro);
+  return parseWrapper(Buf, Init ? NameAt - 1 : NameAt, LO);
+}
+
 /// `NAME(HMPLACE_FRAME("f.c", L, C));` at \p Offset of \p Buf: the block
 /// note's two parts. Begin/End cover the text up to the semicolon.
 static std::optional<Wrapper> parseBlockPart(StringRef Buf, unsigned Offset,
@@ -658,12 +665,7 @@ static std::optional<Wrapper> innermostWrapper(StringRef Buf, SourceLocation At,
     if (P == StringRef::npos || P < Floor)
       break;
     From = P;
-    // `(HMPLACE_CALLER_INIT(...), arg)` begins at its parenthesis.
-    unsigned Start =
-        P > 0 && Buf[P - 1] == '(' && Buf.substr(P).starts_with(CallerInitMacro)
-            ? unsigned(P - 1)
-            : unsigned(P);
-    std::optional<Wrapper> W = parseWrapper(Buf, Start, LO);
+    std::optional<Wrapper> W = parseWrapperNamedAt(Buf, unsigned(P), LO);
     if (W && W->InnerBegin <= Off && Off < W->InnerEnd)
       return W; // the nearest before it is the innermost
   }

@@ -56,6 +56,10 @@ struct Wrapper {
 /// The wrapper that starts at \p Offset of \p Buf, if one does.
 std::optional<Wrapper> parseWrapper(llvm::StringRef Buf, unsigned Offset,
                                     const clang::LangOptions &LO);
+/// The wrapper whose macro name is at \p NameAt of \p Buf, if one is:
+/// `(HMPLACE_CALLER_INIT(...), arg)` begins at the parenthesis before it.
+std::optional<Wrapper> parseWrapperNamedAt(llvm::StringRef Buf, unsigned NameAt,
+                                           const clang::LangOptions &LO);
 
 } // namespace hmplace
 

@@ -512,11 +512,7 @@ bool UnitFormatter::continuationHoldsNoCall(StringRef F) const {
   std::set<unsigned> Noted;
   for (size_t At = Buf.find("HMPLACE_"); At < FirstEnd;
        At = Buf.find("HMPLACE_", At + 1)) {
-    // `(HMPLACE_CALLER_INIT(...), arg)` begins at its parenthesis.
-    bool Init = StringRef(Buf).substr(At).starts_with(CallerInitMacro);
-    unsigned Start =
-        Init && At > 0 && Buf[At - 1] == '(' ? unsigned(At - 1) : unsigned(At);
-    if (std::optional<Wrapper> W = parseWrapper(Buf, Start, LO))
+    if (std::optional<Wrapper> W = parseWrapperNamedAt(Buf, unsigned(At), LO))
       if (std::vector<unsigned> C =
               callsIn(Buf, W->InnerBegin, W->InnerEnd, LO);
           !C.empty())
