@@ -37,8 +37,9 @@
 #include "Rewrite.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
+#include <map>
 #include <optional>
 
 using namespace clang;
@@ -280,38 +281,28 @@ static bool sortsInPlace(StringRef File, StringRef Text, const IncludeEdit &E,
   return *Sorted == New;
 }
 
-static bool isIncludeLine(StringRef L) {
-  L = L.ltrim();
-  return L.consume_front("#") && L.ltrim().starts_with("include");
-}
-
 /// The starts of the #include lines next to \p E's place (the block its
 /// include joins), in order.
-static std::vector<unsigned> blockAround(StringRef Text, const IncludeEdit &E) {
-  auto BeginOf = [&](size_t Off) {
-    return unsigned(Text.take_front(Off).rfind('\n') + 1); // npos + 1 == 0
-  };
+static std::vector<unsigned>
+blockAround(StringRef Text, const FileLayout &Layout, const IncludeEdit &E) {
+  std::map<unsigned, unsigned> ByBegin, ByEnd; // an include line's two ends
+  for (const auto &[B, End] : Layout.Includes) {
+    ByBegin[B] = End;
+    ByEnd[End] = B;
+  }
   std::vector<unsigned> Starts;
-  for (unsigned P = BeginOf(E.Offset); P > 0;) {
-    unsigned Prev = BeginOf(P - 1);
-    if (!isIncludeLine(Text.slice(Prev, P - 1)))
-      break;
-    Starts.insert(Starts.begin(), Prev);
-    P = Prev;
-  }
+  for (auto It = ByEnd.find(E.Offset); It != ByEnd.end();
+       It = ByEnd.find(It->second))
+    Starts.insert(Starts.begin(), It->second);
   // After the line E takes (its text replaced), or at the lines it adds.
-  size_t F = E.Offset;
+  size_t After = E.Offset;
   if (!StringRef(E.Text).ends_with("\n")) {
-    F = Text.find('\n', E.Offset);
-    F = F == StringRef::npos ? Text.size() : F + 1;
+    After = Text.find('\n', E.Offset);
+    After = After == StringRef::npos ? Text.size() : After + 1;
   }
-  while (F < Text.size()) {
-    size_t NL = Text.find('\n', F);
-    if (!isIncludeLine(Text.slice(F, NL == StringRef::npos ? Text.size() : NL)))
-      break;
-    Starts.push_back(unsigned(F));
-    F = NL == StringRef::npos ? Text.size() : NL + 1;
-  }
+  for (auto It = ByBegin.find(unsigned(After)); It != ByBegin.end();
+       It = ByBegin.find(It->second))
+    Starts.push_back(It->first);
   return Starts;
 }
 
@@ -320,29 +311,26 @@ static std::vector<unsigned> blockAround(StringRef Text, const IncludeEdit &E) {
 /// its own where it sorts in that block, and `#line` after it (which also
 /// ends the block there, and keeps the numbering).
 static IncludeEdit sortedInclude(StringRef File, StringRef Text,
+                                 const FileLayout &Layout,
+                                 const format::FormatStyle &Style,
                                  IncludeEdit E) {
-  format::FormatStyle Style = treeStyle(File);
   if (Style.SortIncludes == format::FormatStyle::SI_Never ||
       sortsInPlace(File, Text, E, Style))
     return E;
   // A block the tree keeps out of clang-format's order (a config.h that
   // must come first) is none of the formatter's business: no other place.
-  std::vector<unsigned> Block = blockAround(Text, E);
+  std::vector<unsigned> Block = blockAround(Text, Layout, E);
   if (Block.empty() ||
       !sortsInPlace(File, Text, IncludeEdit{Block[0], 0, ""}, Style))
     return E;
   // Nor before the file's first include when that is the project's own
   // (a "config.h" may define feature macros every system header must see).
-  size_t First = 0;
-  while (First < Text.size() &&
-         !isIncludeLine(Text.substr(First).split('\n').first))
-    First = Text.find('\n', First) == StringRef::npos
-                ? Text.size()
-                : Text.find('\n', First) + 1;
-  bool FirstIsOwn = Text.substr(First).split('\n').first.contains('"');
+  auto First = std::min_element(Layout.Includes.begin(), Layout.Includes.end());
+  bool FirstIsOwn = First != Layout.Includes.end() &&
+                    Text.slice(First->first, First->second).contains('"');
   StringRef EOL = Text.contains("\r\n") ? "\r\n" : "\n";
   for (unsigned At : Block) {
-    if (At == First && FirstIsOwn)
+    if (FirstIsOwn && At == First->first)
       continue;
     unsigned LineNo = 1 + unsigned(Text.take_front(At).count('\n'));
     IncludeEdit C{
@@ -354,17 +342,12 @@ static IncludeEdit sortedInclude(StringRef File, StringRef Text,
   return E;
 }
 
-void RewriteSession::insertInclude(const std::string &File,
+void RewriteSession::insertInclude(const std::string &File, StringRef Text,
                                    const FileLayout &Layout,
+                                   const format::FormatStyle &Style,
                                    unsigned FirstEdit) {
-  auto Buf = MemoryBuffer::getFile(File);
-  if (!Buf) {
-    D.report(File, Severity::Error, "cannot read: " + Buf.getError().message());
-    return;
-  }
-  StringRef Text = (*Buf)->getBuffer();
-  IncludeEdit E =
-      sortedInclude(File, Text, runtimeIncludeEdit(Text, Layout, FirstEdit));
+  IncludeEdit E = sortedInclude(File, Text, Layout, Style,
+                                runtimeIncludeEdit(Text, Layout, FirstEdit));
   addEdit(File, E.Offset, E.Length, E.Text);
 }
 

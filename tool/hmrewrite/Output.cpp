@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Output.h"
+#include "Splice.h"
 #include "plan/PlanPaths.h"
 
 #include "clang/Tooling/DiagnosticsYaml.h"
@@ -35,28 +36,6 @@ static std::string displayPath(StringRef Abs) {
   return Abs.str();
 }
 
-/// \p Text with the replacements [\p B, \p E) applied; their offsets are
-/// relative to \p Base. Replacements are sorted and do not overlap (the
-/// Replacements set guarantees it), so one pass splices them in. (Not
-/// tooling::applyAllReplacements: that builds a SourceManager and a Rewriter
-/// per call, which dominated hmrewrite's own time on site-dense files.)
-static std::string splice(StringRef Text,
-                          tooling::Replacements::const_iterator B,
-                          tooling::Replacements::const_iterator E,
-                          size_t Base = 0) {
-  std::string Out;
-  Out.reserve(Text.size() + 64);
-  size_t Pos = 0;
-  for (auto It = B; It != E; ++It) {
-    size_t Off = It->getOffset() - Base;
-    Out.append(Text.data() + Pos, Off - Pos);
-    Out += It->getReplacementText();
-    Pos = Off + It->getLength();
-  }
-  Out.append(Text.data() + Pos, Text.size() - Pos);
-  return Out;
-}
-
 static Expected<std::string> newContent(StringRef File,
                                         const tooling::Replacements &Reps,
                                         std::string &Old) {
@@ -65,8 +44,7 @@ static Expected<std::string> newContent(StringRef File,
     return createStringError(Buf.getError(), "cannot read: %s",
                              Buf.getError().message().c_str());
   Old = (*Buf)->getBuffer().str();
-  if (!Reps.empty() &&
-      Reps.rbegin()->getOffset() + Reps.rbegin()->getLength() > Old.size())
+  if (!fits(Old, Reps))
     return createStringError(std::errc::invalid_argument,
                              "changed since it was parsed");
   return splice(Old, Reps.begin(), Reps.end());

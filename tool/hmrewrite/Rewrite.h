@@ -168,13 +168,17 @@ private:
   unsigned InsertionSeq = 0;
   /// Put the pending insertions into the edits.
   void flushInsertions();
-  void dropUnusedInclude(const std::string &File, const FileLayout &Layout,
+  void dropUnusedInclude(const std::string &File, llvm::StringRef Old,
+                         const FileLayout &Layout,
                          const clang::tooling::Replacements &Reps);
-  /// Add `#include <hmplace.h>` to \p File (Includes.cpp).
-  void insertInclude(const std::string &File, const FileLayout &Layout,
+  /// Add `#include <hmplace.h>` to \p File, whose text is \p Old
+  /// (Includes.cpp).
+  void insertInclude(const std::string &File, llvm::StringRef Old,
+                     const FileLayout &Layout,
+                     const clang::format::FormatStyle &Style,
                      unsigned FirstEditOffset);
   void warnAt(const CallRecord &C, const llvm::Twine &Msg);
-  void formatEdits();
+  void settleFile(const std::string &File, clang::tooling::Replacements &Reps);
   /// Rewritten lines left over their tree's column limit, by file.
   std::map<std::string, std::vector<LineLeft>, std::less<>> LeftLong;
 

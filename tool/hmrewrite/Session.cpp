@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Rewrite.h"
 #include "Spelling.h"
+#include "Splice.h"
 #include "plan/Decision.h"
 #include "plan/Split.h"
 
@@ -206,20 +207,14 @@ void RewriteSession::flushInsertions() {
 /// A rerun that took out every use of the runtime from a file takes out the
 /// include an earlier run added too: the result is what a first run on the
 /// original source gives.
-void RewriteSession::dropUnusedInclude(const std::string &File,
+void RewriteSession::dropUnusedInclude(const std::string &File, StringRef Old,
                                        const FileLayout &Layout,
                                        const tooling::Replacements &Reps) {
-  auto Buf = MemoryBuffer::getFile(File);
-  if (!Buf)
-    return;
-  StringRef Old = (*Buf)->getBuffer();
-  auto New = tooling::applyAllReplacements(Old, Reps);
-  if (!New)
-    return;
+  std::string New = splice(Old, Reps.begin(), Reps.end());
   // Any other mention (a placed call, a wrapper, the user's own use, even a
   // comment) keeps it.
   size_t Mentions = 0;
-  for (StringRef T = *New;;) {
+  for (StringRef T = New;;) {
     size_t A = T.find("hmplace"), B = T.find("HMPLACE");
     size_t At = std::min(A, B);
     if (At == StringRef::npos)
@@ -492,64 +487,55 @@ bool RewriteSession::finish() {
     Edits.erase(F);
   for (const std::string &F : Conflicted)
     Edits.erase(F);
-  for (auto &[File, Reps] : Edits) {
-    auto L = Layouts.find(File);
-    if (Reps.empty() || L == Layouts.end())
-      continue;
-    // An hbw_malloc sent to the heap as malloc needs no runtime header.
-    auto NamesRuntime = [](const tooling::Replacement &R) {
-      StringRef T = R.getReplacementText();
-      return T.contains("hmplace") || T.contains("HMPLACE");
-    };
-    if (!L->second.IncludesRuntime) {
-      if (llvm::any_of(Reps, NamesRuntime))
-        insertInclude(File, L->second, Reps.begin()->getOffset());
-    } else
-      dropUnusedInclude(File, L->second, Reps);
-  }
-  formatEdits();
+  for (auto &[File, Reps] : Edits)
+    settleFile(File, Reps);
   // Overlapping edits cost their file only (see addEdit).
   return D.errors() - ConflictErrors == ErrorsBefore;
 }
 
-/// Each edited file's rewritten lines in its tree's format (Format.h): the
-/// formatter's edits compose with the rewrite's.
-void RewriteSession::formatEdits() {
-  for (auto &[File, Reps] : Edits) {
-    if (Reps.empty())
-      continue;
-    auto Buf = MemoryBuffer::getFile(File);
-    if (!Buf) // the output step reports it
-      continue;
-    StringRef Old = (*Buf)->getBuffer();
-    if (Reps.rbegin()->getOffset() + Reps.rbegin()->getLength() > Old.size())
-      continue; // changed since it was parsed: the output step says so
-    std::string New;
-    std::vector<std::pair<unsigned, unsigned>> Changed;
-    size_t Pos = 0;
-    for (const tooling::Replacement &R : Reps) {
-      New.append(Old.data() + Pos, R.getOffset() - Pos);
-      Changed.emplace_back(New.size(),
-                           New.size() + R.getReplacementText().size());
-      New += R.getReplacementText();
-      Pos = R.getOffset() + R.getLength();
-    }
-    New.append(Old.data() + Pos, Old.size() - Pos);
-    format::FormatStyle Style = treeStyle(File);
-    Formatted F = formatRewrittenLines(File, New, Changed, Style);
-    if (F.Reps.empty() && F.Left.empty())
-      continue;
-    Reps = Reps.merge(F.Reps);
-    tally(File).Broken += F.Broken;
-    tally(File).Joined += F.Joined;
-    for (const LineLeft &L : F.Left) {
-      if (Verbose)
-        D.report(File + ":" + std::to_string(L.Line), Severity::Note,
-                 "rewritten line of " + std::to_string(L.Width) +
-                     " columns left whole over the column limit (" +
-                     std::to_string(Style.ColumnLimit) + "): " + L.Why);
-      LeftLong[File].push_back(L);
-    }
+/// The last edits of a file, on its text read once: the runtime include
+/// added or taken out, and the rewritten lines in its tree's format
+/// (Format.h; the formatter's edits compose with the rewrite's).
+void RewriteSession::settleFile(const std::string &File,
+                                tooling::Replacements &Reps) {
+  if (Reps.empty())
+    return;
+  auto L = Layouts.find(File);
+  // An hbw_malloc sent to the heap as malloc needs no runtime header.
+  auto NamesRuntime = [](const tooling::Replacement &R) {
+    StringRef T = R.getReplacementText();
+    return T.contains("hmplace") || T.contains("HMPLACE");
+  };
+  bool Include = L != Layouts.end() && !L->second.IncludesRuntime &&
+                 llvm::any_of(Reps, NamesRuntime);
+  auto Buf = MemoryBuffer::getFile(File);
+  if (!Buf) {
+    if (Include)
+      D.report(File, Severity::Error,
+               "cannot read: " + Buf.getError().message());
+    return; // else the output step reports it
+  }
+  StringRef Old = (*Buf)->getBuffer();
+  if (!fits(Old, Reps))
+    return; // changed since it was parsed: the output step says so
+  format::FormatStyle Style = treeStyle(File);
+  if (Include)
+    insertInclude(File, Old, L->second, Style, Reps.begin()->getOffset());
+  else if (L != Layouts.end() && L->second.IncludesRuntime)
+    dropUnusedInclude(File, Old, L->second, Reps);
+  std::vector<std::pair<unsigned, unsigned>> Changed;
+  std::string New = splice(Old, Reps.begin(), Reps.end(), 0, &Changed);
+  Formatted F = formatRewrittenLines(File, New, Changed, Style);
+  Reps = Reps.merge(F.Reps);
+  tally(File).Broken += F.Broken;
+  tally(File).Joined += F.Joined;
+  for (const LineLeft &L : F.Left) {
+    if (Verbose)
+      D.report(File + ":" + std::to_string(L.Line), Severity::Note,
+               "rewritten line of " + std::to_string(L.Width) +
+                   " columns left whole over the column limit (" +
+                   std::to_string(Style.ColumnLimit) + "): " + L.Why);
+    LeftLong[File].push_back(L);
   }
 }
 
