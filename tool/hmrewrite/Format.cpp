@@ -46,6 +46,7 @@ struct TextLines {
 struct Unit {
   unsigned First, Last;
   std::optional<unsigned> Marker;
+  bool Alone = false; ///< formatted alone (UnitFormatter::standsAlone)
 };
 
 } // namespace
@@ -433,8 +434,8 @@ Formatted UnitFormatter::run(ArrayRef<std::pair<unsigned, unsigned>> Changed) {
   // A statement that stands alone is formatted alone; the others with the
   // top-level block they are in.
   std::vector<Unit> InContext;
-  for (const Unit &U : Units)
-    if (U.Marker || !standsAlone(U))
+  for (Unit &U : Units)
+    if (!(U.Alone = !U.Marker && standsAlone(U)))
       InContext.push_back(U);
   formatStretches(InContext);
   for (const Unit &U : Units) {
@@ -443,7 +444,7 @@ Formatted UnitFormatter::run(ArrayRef<std::pair<unsigned, unsigned>> Changed) {
       continue;
     }
     std::optional<std::string> F;
-    if (standsAlone(U)) {
+    if (U.Alone) {
       F = aloneForm(U);
     } else if (std::string W;
                applyWithin(Text, Wrapped, T.Begin[U.First], T.End[U.Last], W)) {
