@@ -13,6 +13,12 @@
 
 enum { HM_PROFILE_BIG = 64 << 10, HM_PROFILE_ALIGN = 64 };
 
+/* The largest calloc MemProf's runtime serves from its primary allocator
+ * (blocks up to 128 KiB, a 16-byte chunk header included); a memalign of
+ * more comes from its secondary allocator, which maps fresh zero pages for
+ * each block (compiler-rt memprof_allocator.cpp, Allocate and Calloc). */
+enum { HM_PROFILE_PRIMARY_LAST = (128 << 10) - 16 };
+
 /* HmPlace.so (profile mode) brackets each call into flang's runtime that
  * allocates an array with these: \p frame is the calling function's frame
  * pointer. */
