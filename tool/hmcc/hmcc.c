@@ -100,43 +100,106 @@ static char *find_program(const char *name, const char *self) {
   }
 }
 
+/* The variables that hold a compiler's name: the compilers' own, and those
+ * a Makefile assigns from them (CCNAME := $(notdir $(CC)), LD = $(CC)). */
+struct name_vars {
+  char list[1024]; /* "CC|CXX|...", a regex alternation */
+  int count;
+};
+
+/* The regex of a test of one of \p v's values: ifeq/ifneq on it, or a
+ * function that picks at it (findstring gcc,$(CC) ...). */
+static void test_pattern(const struct name_vars *v, char *out, size_t n) {
+  snprintf(out, n,
+           "^[[:space:]]*(ifeq|ifneq)[[:space:]].*\\$[({](%s)[)}]"
+           "|\\$[({](findstring|filter|filter-out|subst|patsubst|notdir|"
+           "firstword)[[:space:]][^)}]*\\$[({](%s)[)}]",
+           v->list, v->list);
+}
+
+static int matches(const char *re_text, const char *line, regmatch_t *m,
+                   size_t nm) {
+  regex_t re;
+  if (regcomp(&re, re_text, REG_EXTENDED) != 0)
+    return 0;
+  int ok = regexec(&re, line, nm, m, 0) == 0;
+  regfree(&re);
+  return ok;
+}
+
+/* If \p line assigns a variable from one of \p v's values, adds it to \p v
+ * and returns 1. */
+static int derives_name(const char *line, struct name_vars *v) {
+  char re[1200];
+  snprintf(re, sizeof re,
+           "^[[:space:]]*(override[[:space:]]+|export[[:space:]]+)?"
+           "([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*(::?|\\?|\\+|!)?=.*"
+           "\\$[({](%s)[)}]",
+           v->list);
+  regmatch_t all[4];
+  if (!matches(re, line, all, 4))
+    return 0;
+  size_t len = (size_t)(all[2].rm_eo - all[2].rm_so);
+  size_t at = strlen(v->list);
+  if (v->count < 16 && at + len + 2 < sizeof v->list) {
+    v->list[at] = '|';
+    memcpy(v->list + at + 1, line + all[2].rm_so, len);
+    v->list[at + 1 + len] = 0;
+    ++v->count;
+  }
+  return 1;
+}
+
 /* A Makefile in the current directory that tests the compiler variable's
- * value (ifeq ($(CC),clang), $(findstring gcc,$(CC)), ...): with CC=hmcc
- * that test is false and the build silently takes the other branch (often:
- * no -fopenmp). Returns the first such line's number, or 0. */
+ * value (ifeq ($(CC),clang), $(findstring gcc,$(CC)), ...), directly or
+ * through a variable assigned from it (CCNAME := $(notdir $(CC)), then
+ * ifeq ($(CCNAME),gcc)): with CC=hmcc that test is false and the build
+ * silently takes the other branch (often: no -fopenmp). Returns the first
+ * such test's line number (else an assignment that picks at the name), or
+ * 0. Comments are no tests. */
 static int makefile_tests_name(const char **file, char *line_out, size_t n) {
   static const char *names[] = {"GNUmakefile", "makefile", "Makefile"};
-  static const char *pattern =
-      "^[[:space:]]*(ifeq|ifneq)[[:space:]].*\\$[({](CC|CXX|FC|F77|F90|"
-      "MPICC|MPICXX|MPIFC|MPIF90)[)}]"
-      "|\\$[({](findstring|filter|filter-out|subst|patsubst|notdir|"
-      "firstword)[[:space:]][^)}]*\\$[({](CC|CXX|FC|F77|F90|MPICC|MPICXX|"
-      "MPIFC|MPIF90)[)}]";
   for (size_t i = 0; i < 3; ++i) {
     FILE *f = fopen(names[i], "r");
     if (!f)
       continue;
-    regex_t re;
-    if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
-      fclose(f);
-      return 0;
-    }
+    struct name_vars v = {"CC|CXX|FC|F77|F90|MPICC|MPICXX|MPIFC|MPIF90", 9};
+    char test[2600];
+    test_pattern(&v, test, sizeof test);
     /* Whole lines (a list of sources can be longer than any buffer), so
      * that the count is of the Makefile's lines. */
     char *buf = NULL;
     size_t cap = 0;
-    int lineno = 0, found = 0;
-    while (getline(&buf, &cap, f) >= 0) {
+    int lineno = 0, found = 0, fallback = 0;
+    char assigned[256] = "";
+    while (!found && getline(&buf, &cap, f) >= 0) {
       ++lineno;
-      if (regexec(&re, buf, 0, NULL, 0) == 0) {
-        buf[strcspn(buf, "\r\n")] = 0;
+      /* A comment is no test (outside recipes, whose '#' is the
+       * shell's). */
+      char *hash = buf[0] == '\t' ? NULL : strchr(buf, '#');
+      if (hash && (hash == buf || hash[-1] != '\\'))
+        *hash = 0;
+      buf[strcspn(buf, "\r\n")] = 0;
+      regmatch_t m[1];
+      int picks = matches(test, buf, m, 1);
+      if (buf[0] != '\t' && derives_name(buf, &v)) {
+        test_pattern(&v, test, sizeof test);
+        if (picks && !fallback) {
+          snprintf(assigned, sizeof assigned, "%s", buf);
+          fallback = lineno;
+        }
+        continue;
+      }
+      if (picks) {
         snprintf(line_out, n, "%s", buf);
         found = lineno;
-        break;
       }
     }
+    if (!found && fallback) {
+      snprintf(line_out, n, "%s", assigned);
+      found = fallback;
+    }
     free(buf);
-    regfree(&re);
     fclose(f);
     *file = names[i];
     return found; /* make reads only the first of the three it finds */
@@ -180,13 +243,36 @@ struct request {
   const char *plan;  /* --plan= or $HMPLACE_PLAN */
   int profile;       /* --profile: a MemProf-profiled build, no plan */
   int link, compile; /* the run links; it compiles (not -E/-M) */
+  int sources;       /* it names a file to compile (not only objects) */
   int debug, full_debug, only_info;
   char **args; /* the compiler's own arguments, in order */
   int nargs;
 };
 
+/* A file the compiler compiles (not an object or library it links). */
+static int is_source(const char *a) {
+  static const char *const exts[] = {
+      ".c",   ".i",   ".cc",  ".cp",  ".cxx", ".cpp", ".CPP",
+      ".c++", ".C",   ".ii",  ".f",   ".F",   ".for", ".FOR",
+      ".f77", ".F77", ".f90", ".F90", ".f95", ".F95", ".f03",
+      ".F03", ".f08", ".F08", ".s",   ".S",   ".ll",  ".bc"};
+  const char *dot = strrchr(a, '.');
+  if (!dot || strchr(dot, '/'))
+    return 0;
+  for (size_t i = 0; i < sizeof exts / sizeof *exts; ++i)
+    if (!strcmp(dot, exts[i]))
+      return 1;
+  return 0;
+}
+
 static void read_args(int argc, char **argv, struct request *r) {
   r->plan = getenv("HMPLACE_PLAN");
+  /* HMPLACE_PROFILE=1 asks for --profile from the environment: under the
+   * compilers' own names (libexec/hmplace on PATH) every variable a
+   * Makefile compiles or links with ($(CC), $(LD), ...) reaches a wrapper
+   * in profile mode, and tests of the compiler's name still see it. */
+  const char *pe = getenv("HMPLACE_PROFILE");
+  r->profile = pe && *pe && strcmp(pe, "0") != 0;
   r->args = xmalloc(sizeof(char *) * (size_t)(argc + 1));
   r->link = r->compile = r->only_info = 1;
   for (int i = 1; i < argc; ++i) {
@@ -210,6 +296,10 @@ static void read_args(int argc, char **argv, struct request *r) {
       r->debug = 1;
       r->full_debug |= is_full_debug_flag(a);
     }
+    if (a[0] != '-' && is_source(a))
+      r->sources = 1;
+    if (!strcmp(a, "-x") || starts_with(a, "-x"))
+      r->sources = 1; /* the language given: it reads sources */
     /* Version queries and the like (configure scripts): no plan needed. */
     if (strcmp(a, "-v") && strcmp(a, "--version") &&
         strcmp(a, "-dumpversion") && strcmp(a, "-dumpmachine") &&
@@ -353,7 +443,8 @@ static const char *const ProfileWraps =
 /* A build to profile with LLVM MemProf (`hmplan advise` reads its
  * profiles): full debug info, frame pointers, no sibling calls; clang
  * instruments itself (-fmemory-profile), flang through HmPlace.so in
- * profile mode, which also brackets its runtime's ALLOCATEs. A link adds
+ * profile mode, which also brackets its runtime's ALLOCATEs; calls are not
+ * merged (a merged call has line 0). A link adds
  * MemProf's runtime and the profile support library, whose wrappers make
  * blocks still live at exit visible. */
 static int profile_flags(const struct request *r, char **cmd, int n,
@@ -368,6 +459,17 @@ static int profile_flags(const struct request *r, char **cmd, int n,
       cmd[n++] = "-fno-optimize-sibling-calls";
     }
     cmd[n++] = "-fno-omit-frame-pointer";
+    /* Two identical allocation calls (an if/else) are merged at -O2, by
+     * SimplifyCFG or by the code generator's tail merging, into one call
+     * at line 0, which no plan entry can name: kept apart (where the run
+     * compiles: a link alone would call the options unused). */
+    static const char *const Apart[] = {"-simplifycfg-hoist-common=false",
+                                        "-simplifycfg-sink-common=false",
+                                        "-enable-tail-merge=false"};
+    for (size_t i = 0; r->sources && i < sizeof Apart / sizeof *Apart; ++i) {
+      cmd[n++] = "-mllvm";
+      cmd[n++] = (char *)Apart[i];
+    }
     if (!r->full_debug)
       cmd[n++] = "-g";
   }
