@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AdvisorParts.h"
+#include "Tiers.h"
 #include "plan/Context.h"
 #include "plan/Kinds.h"
 #include "plan/Plan.h"
@@ -186,7 +187,7 @@ bool makePlan(const Entries &Es, const AdviseOptions &Opts, size_t NumContexts,
       continue;
     auto T = std::make_unique<Tier>();
     T->Name = Name;
-    T->KindSpelling = Name == "hbw" ? "hbm" : Name == "cxl" ? "pmem" : Name;
+    T->KindSpelling = findAdvisorTier(Name)->Kind.str();
     const Tier *Unused = nullptr;
     T->Kind = P.resolveKind(T->KindSpelling, &Unused);
     T->Capacity = Cap;

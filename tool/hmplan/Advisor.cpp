@@ -11,6 +11,7 @@
 #include "AdvisorParts.h"
 #include "Knapsack.h"
 #include "Shares.h"
+#include "Tiers.h"
 #include "plan/Context.h"
 #include "plan/Kinds.h"
 
@@ -215,6 +216,13 @@ std::vector<const Item *> worthPlacing(const std::vector<Item> &Items,
       continue;
     }
     ContextDecision &CD = Dec[&I];
+    if (!Enough && I.U->Sum.Foreign) { // its gain is not all there is
+      CD.Reason = "kept: allocated inside a shared library, which no front "
+                  "end places; the library's own accesses to it are not "
+                  "counted (unknown), the program's are " +
+                  smallShare(I.Gain, Out.TotalGain) + " of the gain";
+      continue;
+    }
     if (!Enough) {
       CD.Reason = "kept: " + smallShare(I.Gain, Out.TotalGain) +
                   " of the gain, below the " + percent(Opts.MinShare) +
@@ -235,13 +243,12 @@ std::vector<const Item *> worthPlacing(const std::vector<Item> &Items,
   return Worth;
 }
 
-/// The fast tier named in the capacities (hbm or hbw), or "".
-std::string fastTier(const AdviseOptions &Opts) {
-  std::string Fast;
-  for (StringRef T : {"hbm", "hbw"})
-    if (Opts.Capacity.count(T.str()))
-      Fast = T.str();
-  return Fast;
+/// The tier of \p Role named in the capacities (Tiers.h), or "".
+std::string tierOf(const AdviseOptions &Opts, TierRole Role) {
+  for (const auto &[Name, Cap] : Opts.Capacity)
+    if (const AdvisorTier *T = findAdvisorTier(Name); T && T->Role == Role)
+      return Name;
+  return "";
 }
 
 /// Whole contexts first (the knapsack), then shares (Shares.h): those that
@@ -278,6 +285,17 @@ chooseFastShares(const std::vector<Item> &Items,
   std::map<const Item *, unsigned> Share;
   for (size_t N = 0; N < Items.size(); ++N)
     Share[&Items[N]] = Out.Shares.Share[N];
+  for (const Item *I : Worth) { // the model's items, as split
+    const ShareItem &SI = S[I - Items.data()];
+    KnapModel::Split Sp;
+    Sp.Share = Share[I];
+    if (SI.splittable()) {
+      Sp.Pages = (SI.Object + HM_PAGE - 1) / HM_PAGE * HM_PAGE;
+      Sp.Run = split_run(SI.Object);
+      Sp.Objects = SI.Objects;
+    }
+    Out.Model.Splits.push_back(Sp);
+  }
   return Share;
 }
 
@@ -287,7 +305,7 @@ std::set<const Item *> chooseFast(const std::vector<Item> &Items,
                                   const AdviseOptions &Opts, Advice &Out,
                                   const Timeline &Time, Decisions &Dec) {
   std::set<const Item *> InFast;
-  std::string Fast = fastTier(Opts);
+  std::string Fast = tierOf(Opts, TierRole::Fast);
   if (Fast.empty())
     return InFast;
   uint64_t Cap = Opts.Capacity.at(Fast);
@@ -327,17 +345,26 @@ std::set<const Item *> chooseFast(const std::vector<Item> &Items,
   return InFast;
 }
 
+/// The bytes a unit split \p Share percent into the fast tier keeps in DDR
+/// (its other pages, counted as the runtime lays them out).
+uint64_t ddrPart(const Item &I, unsigned Share) {
+  const ProfileContext &C = I.U->Sum;
+  ShareItem S{
+      I.Gain,           C.objectBytes(),  C.objectsAtOnce() * I.U->Stacks,
+      I.U->Usable,      C.Start,          C.End,
+      /*Movable=*/true, /*MaySplit=*/true};
+  return S.heldAt(100 - Share);
+}
+
 /// Move the least dense units kept in DDR to the slow tier until DDR holds
-/// the rest, when a DDR capacity is given.
+/// the rest (split units' DDR parts included), when a DDR capacity is
+/// given.
 void chooseSlow(const std::vector<Item> &Items,
                 const std::set<const Item *> &InFast, const AdviseOptions &Opts,
                 const Timeline &Time, Decisions &Dec, DiagEngine &D) {
   if (!Opts.Capacity.count("ddr"))
     return;
-  std::string Slow;
-  for (StringRef T : {"pmem", "cxl"})
-    if (Opts.Capacity.count(T.str()))
-      Slow = T.str();
+  std::string Slow = tierOf(Opts, TierRole::Slow);
   uint64_t Cap = Opts.Capacity.at("ddr");
   IntervalLoad Load(Time.size());
   std::vector<const Item *> InDDR;
@@ -345,6 +372,8 @@ void chooseSlow(const std::vector<Item> &Items,
     if (!InFast.count(&I)) {
       InDDR.push_back(&I);
       Load.add(I.Lo, I.Hi, I.U->Usable);
+    } else if (Dec[&I].Share < 100) {
+      Load.add(I.Lo, I.Hi, ddrPart(I, Dec[&I].Share));
     }
   auto Density = [](const Item *I) {
     return I->Gain / double(std::max<uint64_t>(I->U->Usable, 1));
@@ -356,13 +385,13 @@ void chooseSlow(const std::vector<Item> &Items,
     if (Load.max(0, Time.size() - 1) <= Cap)
       break;
     if (Slow.empty()) {
-      D.report(Severity::Warning,
-               "the contexts kept in DDR need " +
-                   humanSize(Load.max(0, Time.size() - 1)) +
-                   " at their peak, more than the ddr capacity " +
-                   humanSize(Cap) +
-                   "; give a slow tier (pmem=SIZE or cxl=SIZE) to move "
-                   "the coldest there");
+      D.report(
+          Severity::Warning,
+          "the contexts kept in DDR need " +
+              humanSize(Load.max(0, Time.size() - 1)) +
+              " at their peak, more than the ddr capacity " + humanSize(Cap) +
+              "; give a slow tier (pmem=SIZE, cxl=SIZE or slow=SIZE) to move "
+              "the coldest there");
       return;
     }
     if (!I->Nameable)
@@ -375,6 +404,12 @@ void chooseSlow(const std::vector<Item> &Items,
                 ": DDR is over its capacity, and this has the least gain "
                 "per byte";
   }
+  uint64_t Peak = Load.max(0, Time.size() - 1);
+  if (!Slow.empty() && Peak > Cap)
+    D.report(Severity::Warning,
+             "DDR still holds " + humanSize(Peak) +
+                 " at its peak, more than the ddr capacity " + humanSize(Cap) +
+                 ": the rest is split parts and contexts no entry can name");
 }
 
 /// The names the plan gives files: relative, as PlanPaths.h says, over

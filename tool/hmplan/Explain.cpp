@@ -80,10 +80,12 @@ void printBlindSpots(const Advice &A, raw_ostream &OS) {
     OS << "  - the callers of " << join(B.NoFramePointer, ", ")
        << ": built without frame pointers, so stacks stop there\n";
   if (B.Foreign)
-    OS << "  - " << count(B.Foreign, "context", "contexts")
-       << " allocated inside shared libraries ("
+    OS << "  - the accesses of " << count(B.Foreign, "context", "contexts")
+       << " allocated inside shared libraries: what the libraries do with "
+          "them (qsort's buffers, libomp's) is not instrumented, so their "
+          "share of the traffic is unknown (the program's own code made "
        << share(B.ForeignAccesses, A.TotalAccesses)
-       << " of all accesses): no front end places those\n";
+       << " of all counted accesses to them); no front end places those\n";
 }
 
 } // namespace

@@ -19,6 +19,28 @@ uint64_t IntervalLoad::query(size_t Node, size_t B, size_t E, size_t L,
                               query(2 * Node + 1, M + 1, E, L, R));
 }
 
+std::pair<uint64_t, size_t> IntervalLoad::where(size_t Node, size_t B, size_t E,
+                                                size_t L, size_t R) const {
+  if (B == E)
+    return {Max[Node], B};
+  size_t M = (B + E) / 2;
+  std::pair<uint64_t, size_t> Out;
+  if (L <= B && E <= R) // covered: down the side that holds the max
+    Out = Max[2 * Node] >= Max[2 * Node + 1]
+              ? where(2 * Node, B, M, B, M)
+              : where(2 * Node + 1, M + 1, E, M + 1, E);
+  else if (R <= M)
+    Out = where(2 * Node, B, M, L, R);
+  else if (L > M)
+    Out = where(2 * Node + 1, M + 1, E, L, R);
+  else
+    Out = std::max(
+        where(2 * Node, B, M, L, R), where(2 * Node + 1, M + 1, E, L, R),
+        [](const auto &X, const auto &Y) { return X.first < Y.first; });
+  Out.first += Add[Node];
+  return Out;
+}
+
 void IntervalLoad::update(size_t Node, size_t B, size_t E, size_t L, size_t R,
                           uint64_t V) {
   if (R < B || E < L)

@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace hmplace {
@@ -39,10 +40,17 @@ class IntervalLoad {
 public:
   explicit IntervalLoad(size_t N) : N(N), Max(4 * N + 4), Add(4 * N + 4) {}
   uint64_t max(size_t L, size_t R) const { return query(1, 0, N - 1, L, R); }
+  /// A cut point in [L, R] where the load is max(L, R).
+  size_t argmax(size_t L, size_t R) const {
+    return where(1, 0, N - 1, L, R).second;
+  }
   void add(size_t L, size_t R, uint64_t V) { update(1, 0, N - 1, L, R, V); }
 
 private:
   uint64_t query(size_t Node, size_t B, size_t E, size_t L, size_t R) const;
+  /// The max over [L, R] within node's [B, E], and a cut holding it.
+  std::pair<uint64_t, size_t> where(size_t Node, size_t B, size_t E, size_t L,
+                                    size_t R) const;
   void update(size_t Node, size_t B, size_t E, size_t L, size_t R, uint64_t V);
   size_t N;
   std::vector<uint64_t> Max, Add;
@@ -55,6 +63,14 @@ struct KnapModel {
   size_t Cuts = 0;
   std::vector<KnapItem> Items;
   std::vector<bool> Chosen;
+  /// Per item, how the final choice splits it: the percent in the tier,
+  /// and what a share of it holds (an object's pages and the runtime's
+  /// run, objects at once; Pages 0: it cannot be split).
+  struct Split {
+    unsigned Share = 0;
+    uint64_t Pages = 0, Run = 0, Objects = 1;
+  };
+  std::vector<Split> Splits;
 };
 
 /// The items chosen (indices into \p Items, ascending) under \p Capacity,

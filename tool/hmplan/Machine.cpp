@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Machine.h"
+#include "Tiers.h"
 #include "plan/Kinds.h"
 #include "plan/YamlTree.h"
 
@@ -76,6 +77,51 @@ unsigned instances(const std::string &Root, unsigned Level) {
   return std::max<size_t>(Lists.size(), 1);
 }
 
+/// One tier of a machine description: a tier the advisor knows, once, with
+/// a finite bandwidth and a capacity above 0.
+bool readMachineTier(const YamlPair &T,
+                     std::map<TierRole, const YamlPair *> &Seen, MachineFile &M,
+                     DiagEngine &D) {
+  const AdvisorTier *Tier = findAdvisorTier(T.Key.Text);
+  if (!Tier) {
+    D.report(T.Key.Loc, Severity::Error,
+             "unknown tier '" + T.Key.Text + "' (expected " +
+                 advisorTierList() + ")");
+    return false;
+  }
+  auto [It, New] = Seen.try_emplace(Tier->Role, &T);
+  if (!New) {
+    D.report(T.Key.Loc, Severity::Error,
+             "tier '" + T.Key.Text + "' given twice");
+    D.report(It->second->Key.Loc, Severity::Note,
+             "'" + It->second->Key.Text + "' is here");
+    return false;
+  }
+  bool OK = true;
+  for (const YamlPair &F : T.Value.Pairs) {
+    std::string Problem;
+    if (F.Key.Text == "bandwidth") {
+      double Rate = 0;
+      Problem = parseRate(F.Value.Text, Rate);
+      if (Tier->Role == TierRole::Fast)
+        M.BW.Fast = Rate;
+      else if (Tier->Role == TierRole::DDR)
+        M.BW.Slow = Rate;
+    } else if (F.Key.Text == "capacity") {
+      std::optional<uint64_t> C = parseSize(F.Value.Text, Problem);
+      if (C && !*C)
+        Problem = "a capacity of 0";
+      else if (C)
+        M.Capacity[T.Key.Text] = *C;
+    }
+    if (!Problem.empty()) {
+      D.report(F.Value.Loc, Severity::Error, Problem);
+      OK = false;
+    }
+  }
+  return OK;
+}
+
 } // namespace
 
 uint64_t detectLLC(std::string &Source) {
@@ -124,26 +170,9 @@ bool readMachineFile(StringRef Path, MachineFile &M, DiagEngine &D) {
     return false;
   }
   bool OK = true;
+  std::map<TierRole, const YamlPair *> Seen;
   for (const YamlPair &T : Tiers->Pairs)
-    for (const YamlPair &F : T.Value.Pairs) {
-      std::string Problem;
-      if (F.Key.Text == "bandwidth") {
-        double Rate = 0;
-        Problem = parseRate(F.Value.Text, Rate);
-        if (T.Key.Text == "hbm" || T.Key.Text == "hbw")
-          M.BW.Fast = Rate;
-        else if (T.Key.Text == "ddr")
-          M.BW.Slow = Rate;
-      } else if (F.Key.Text == "capacity") {
-        std::optional<uint64_t> C = parseSize(F.Value.Text, Problem);
-        if (C)
-          M.Capacity[T.Key.Text] = *C;
-      }
-      if (!Problem.empty()) {
-        D.report(F.Value.Loc, Severity::Error, Problem);
-        OK = false;
-      }
-    }
+    OK &= readMachineTier(T, Seen, M, D);
   return OK;
 }
 

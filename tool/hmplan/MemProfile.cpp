@@ -75,18 +75,32 @@ void ProfileContext::add(const ProfileContext &C) {
     CutAfter = C.CutAfter;
 }
 
+void ProfileContext::addApart(const ProfileContext &C) {
+  uint64_t Together = Overlaps + C.Overlaps + 1;
+  add(C);
+  Overlaps = Together;
+}
+
 namespace {
 
 /// The per-profile view, before profiles are summed.
 struct Collected {
   std::map<std::string, ProfileContext> ByKey;  ///< frames joined
   std::map<std::string, ProfileContext> Record; ///< the record being read
-  unsigned Unresolved = 0; ///< contexts with a frame the index lacks
+  unsigned Unresolved = 0;    ///< contexts with a frame the index lacks
+  unsigned MergedCallers = 0; ///< contexts with a caller frame at line 0
   /// Contexts, and those whose allocating function (the innermost physical
   /// one) keeps no frame pointer, of which outside `main`.
   unsigned Contexts = 0, InnermostNoFP = 0, NoFPOutsideMain = 0;
   std::set<std::string> NoFP; ///< functions that cut stacks
 };
+
+/// Why a context whose allocation call has line 0 cannot be placed.
+constexpr StringLiteral MergedCallWhy =
+    "its allocation call has line 0 in the debug info (the optimizer merged "
+    "it with another call, whose objects it counts too); profile a build "
+    "made through hmcc --profile (or hmc++, hmfort), which keeps allocation "
+    "calls apart";
 
 /// Where the reader's frame \p F is in the program, or null where no entry
 /// can name it (a function the index lacks or has twice).
@@ -106,7 +120,7 @@ const FunctionIndex::Decl *declOf(const memprof::Frame &F,
 /// entry names are ever noted, so the chain stays valid).
 void addFrames(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
                ProfileContext &Ctx, Collected &C) {
-  bool Missing = false, Physical = false;
+  bool Missing = false, Merged = false, Physical = false;
   for (size_t I = 0; I < AI.CallStack.size(); ++I) {
     const memprof::Frame &F = AI.CallStack[I];
     const FunctionIndex::Decl *Decl = declOf(F, Index);
@@ -117,12 +131,24 @@ void addFrames(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
                          "name (a shared library)";
       continue;
     }
-    ProfileFrame PF;
-    PF.File = Decl->File;
-    PF.Line = Decl->Line + F.LineOffset;
-    PF.Column = F.Column;
-    PF.Function = Decl->Name;
-    Ctx.Frames.push_back(std::move(PF));
+    // A call the optimizer merged with another (two identical calls in an
+    // if/else at -O2) has line 0: the offset is the function's line
+    // negated. As the allocation call it names no call of the source (the
+    // front ends see the calls apart); as a caller it is left out, as a
+    // frame the index lacks is.
+    int64_t Line = int64_t(Decl->Line) + int32_t(F.LineOffset);
+    if (Line <= 0 && !Ctx.Frames.empty()) {
+      Merged = true;
+    } else {
+      if (Line <= 0)
+        Ctx.Unnameable = std::string(MergedCallWhy);
+      ProfileFrame PF;
+      PF.File = Decl->File;
+      PF.Line = Line <= 0 ? 0 : unsigned(Line);
+      PF.Column = Line <= 0 ? 0 : F.Column;
+      PF.Function = Decl->Name;
+      Ctx.Frames.push_back(std::move(PF));
+    }
     if (F.IsInlineFrame || Decl->FramePointer != 0) {
       Physical |= !F.IsInlineFrame;
       continue;
@@ -141,6 +167,8 @@ void addFrames(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
   }
   if (Missing)
     ++C.Unresolved;
+  if (Merged)
+    ++C.MergedCallers;
 }
 
 /// Add one allocation site of a profile.
@@ -155,6 +183,7 @@ void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
   if (const RawSiteFacts *R =
           Raw ? Raw->at(In0.Function, In0.LineOffset, In0.Column) : nullptr) {
     Ctx.Align = assumedAlignment(R->Allocator);
+    Ctx.Foreign = R->Foreign;
     if (R->Foreign && Ctx.Unnameable.empty())
       Ctx.Unnameable = "allocated inside a shared library that the call here "
                        "enters (libomp's own memory at an OpenMP pragma, for "
@@ -180,10 +209,16 @@ void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
   Ctx.End = I.getDeallocTimestamp();
   Ctx.Start = Ctx.AllocCount == 1 ? I.getAllocTimestamp() : 0;
   Ctx.Profiles = 1;
-  // An indexed profile merged from several runs lists a context once per
-  // run in the same record: those add up.
+  // A raw profile (one run) lists a context once per distinct call stack of
+  // return addresses: twice under one key, it is two allocation calls at
+  // one source location, whose objects may be live together (MemProf's
+  // overlap count, in milliseconds, misses objects made and freed within
+  // one). An indexed profile merged from several runs lists a context once
+  // per run in the same record: those add up, one run's at a time.
   auto [It, New] = C.Record.try_emplace(std::move(Key), Ctx);
-  if (!New)
+  if (!New && Raw)
+    It->second.addApart(Ctx);
+  else if (!New)
     It->second.add(Ctx);
 }
 
@@ -329,6 +364,12 @@ bool addProfile(StringRef Path, StringRef Binary, Collected &C,
                  " a frame the binary's debug info does not name, or names "
                  "twice (two static functions of one name): those frames "
                  "are left out of the entries");
+  if (C.MergedCallers)
+    D.report(Path, Severity::Note,
+             Twine(C.MergedCallers) + " call stack" +
+                 (C.MergedCallers == 1 ? " has" : "s have") +
+                 " a caller frame at line 0 (calls the optimizer merged): "
+                 "those frames are left out of the entries");
   for (const std::string &F : C.NoFP)
     if (!is_contained(Blind.NoFramePointer, F))
       Blind.NoFramePointer.push_back(F);
@@ -394,7 +435,7 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
   if (!OK)
     return false;
   for (auto &[Key, Ctx] : All) {
-    if (StringRef(Ctx.Unnameable).starts_with("allocated inside a shared")) {
+    if (Ctx.Foreign) {
       ++Blind.Foreign;
       Blind.ForeignAccesses += Ctx.Accesses;
     }

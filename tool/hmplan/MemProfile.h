@@ -49,6 +49,9 @@ struct ProfileContext {
   /// calls a function that is no allocator (a wrapper whose allocation was
   /// a tail call, which leaves no frame).
   std::string Unnameable;
+  /// Allocated inside a shared library: the accesses the library makes to
+  /// it are not instrumented, so Accesses counts the program's alone.
+  bool Foreign = false;
   /// The alignment its allocation call is taken to ask for (RawStacks.h's
   /// assumedAlignment), 0 for the allocator's own: it decides the runtime's
   /// rounding.
@@ -69,6 +72,11 @@ struct ProfileContext {
   /// Add the figures of \p C (another run's, or a context decided with
   /// this one): counts add up, the lifetime spans both.
   void add(const ProfileContext &C);
+  /// Add the figures of \p C, another allocation call of the same run at
+  /// the same source location (three mallocs in one macro expansion, a
+  /// multi-array ALLOCATE): as add(), and their objects may all be live at
+  /// once, so the objects live together add up too.
+  void addApart(const ProfileContext &C);
 };
 
 /// What the profiles could not show: said by default where it matters, and
@@ -81,7 +89,9 @@ struct ProfileBlindSpots {
   /// Functions built without frame pointers that cut some stacks
   /// ("name (file)").
   std::vector<std::string> NoFramePointer;
-  /// Contexts allocated inside shared libraries (no front end places them).
+  /// Contexts allocated inside shared libraries (no front end places them),
+  /// and the accesses the program's own code made to them (the libraries'
+  /// are not counted).
   unsigned Foreign = 0;
   uint64_t ForeignAccesses = 0;
 };

@@ -11,6 +11,7 @@
 #include "Machine.h"
 #include "MemProfile.h"
 #include "Reports.h"
+#include "Tiers.h"
 #include "plan/BuildRecord.h"
 #include "plan/Plan.h"
 
@@ -154,8 +155,9 @@ static cl::opt<std::string>
                  cl::value_desc("file"), cl::sub(AdviseCmd), cl::cat(Cat));
 static cl::opt<std::string> AdviseCapacity(
     "capacity",
-    cl::desc("Tier capacities: hbm=SIZE[,ddr=SIZE][,pmem=SIZE|cxl=SIZE] "
-             "(default hbm=16GiB, one Xeon Max tile)"),
+    cl::desc(
+        "Tier capacities: hbm=SIZE[,ddr=SIZE][,pmem=SIZE|cxl=SIZE|slow=SIZE] "
+        "(default hbm=16GiB, one Xeon Max tile)"),
     cl::value_desc("tier=size,..."), cl::sub(AdviseCmd), cl::cat(Cat));
 static cl::opt<std::string> AdviseBandwidth(
     "bandwidth",
@@ -197,7 +199,8 @@ static cl::opt<bool> AdviseCurve(
 static cl::opt<std::string> AdviseDumpModel(
     "dump-model",
     cl::desc("Write the fast tier's choice as the model sees it (capacity, "
-             "then per candidate: gain, bytes, lifetime, chosen) for "
+             "then per candidate: gain, bytes, lifetime, chosen whole, share, "
+             "pages, run, objects at once) for "
              "scripts/bench advise"),
     cl::value_desc("file"), cl::Hidden, cl::sub(AdviseCmd), cl::cat(Cat));
 
@@ -393,6 +396,14 @@ static int kinds() {
   return 0;
 }
 
+/// The tier of role \p R that \p O has a capacity for, or null.
+static const std::string *tierOfRole(const AdviseOptions &O, TierRole R) {
+  for (const auto &[Name, Cap] : O.Capacity)
+    if (findAdvisorTier(Name)->Role == R)
+      return &Name;
+  return nullptr;
+}
+
 /// Tier capacities as `hbm=16GiB,ddr=64GiB`.
 static bool parseCapacities(StringRef Text, AdviseOptions &O, DiagEngine &D) {
   SmallVector<StringRef, 4> Parts;
@@ -406,9 +417,16 @@ static bool parseCapacities(StringRef Text, AdviseOptions &O, DiagEngine &D) {
     auto [Name, Size] = Part.split('=');
     Name = Name.trim();
     std::string Tier = Name.lower();
-    if (!is_contained({"hbm", "hbw", "ddr", "pmem", "cxl"}, Tier)) {
+    if (!findAdvisorTier(Tier)) {
       D.report(Severity::Error, "--capacity: unknown tier '" + Name.str() +
-                                    "' (expected hbm, ddr, pmem or cxl)");
+                                    "' (expected " + advisorTierList() + ")");
+      return false;
+    }
+    if (const std::string *Same = tierOfRole(O, findAdvisorTier(Tier)->Role)) {
+      D.report(Severity::Error,
+               "--capacity: " + Tier + " and " + *Same +
+                   (Tier == *Same ? " given twice"
+                                  : " are one tier: give one of them"));
       return false;
     }
     std::string Err;
@@ -419,11 +437,6 @@ static bool parseCapacities(StringRef Text, AdviseOptions &O, DiagEngine &D) {
       return false;
     }
     O.Capacity[Tier] = *B;
-  }
-  if (O.Capacity.count("pmem") && O.Capacity.count("cxl")) {
-    D.report(Severity::Error,
-             "--capacity: give one slow tier, pmem or cxl, not both");
-    return false;
   }
   return true;
 }
@@ -438,10 +451,13 @@ static bool dumpModel(const KnapModel &M, DiagEngine &D) {
     return false;
   }
   OS << "capacity " << M.Capacity << " cuts " << M.Cuts << "\n";
-  for (size_t I = 0; I < M.Items.size(); ++I)
+  for (size_t I = 0; I < M.Items.size(); ++I) {
+    const KnapModel::Split &S = M.Splits[I];
     OS << format("%.17g", M.Items[I].Gain) << " " << M.Items[I].Weight << " "
        << M.Items[I].Lo << " " << M.Items[I].Hi << " " << int(M.Chosen[I])
+       << " " << S.Share << " " << S.Pages << " " << S.Run << " " << S.Objects
        << "\n";
+  }
   return true;
 }
 
@@ -458,8 +474,9 @@ static bool machineOptions(AdviseOptions &O, DiagEngine &D) {
                "no bandwidth for both an hbm and a ddr tier: the bandwidth "
                "model is off (contexts whole, and shares only to fill the "
                "capacity)");
-    for (const auto &[Tier, Cap] : M.Capacity)
-      O.Capacity.try_emplace(Tier, Cap); // --capacity wins
+    for (const auto &[Tier, Cap] : M.Capacity) // --capacity wins
+      if (!tierOfRole(O, findAdvisorTier(Tier)->Role))
+        O.Capacity[Tier] = Cap;
   }
   if (!AdviseBandwidth.empty()) {
     std::string Err = parseBandwidths(AdviseBandwidth, O.BW);
@@ -499,8 +516,7 @@ static int adviseCmd(DiagEngine &D) {
           Given ? StringRef(AdviseCapacity) : StringRef("hbm=16GiB"), O, D) ||
       !machineOptions(O, D))
     return 1;
-  if (!O.Capacity.count("hbm") && !O.Capacity.count("hbw") &&
-      !O.Capacity.count("pmem") && !O.Capacity.count("cxl")) {
+  if (!tierOfRole(O, TierRole::Fast) && !tierOfRole(O, TierRole::Slow)) {
     D.report(Severity::Error,
              "--capacity: no tier to place in (give hbm=SIZE, or a slow "
              "tier with ddr=SIZE)");

@@ -1,6 +1,7 @@
 //===- PlanPaths.cpp - how a generated plan names source files ------------===//
 #include "PlanPaths.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Path.h"
 
@@ -56,9 +57,19 @@ PlanPathNamer::PlanPathNamer(StringRef Dir,
     Others.push_back(F);
   }
   Root = commonDirectory(Others);
-  // All in one directory: name that directory too.
-  if (OneDir && !Root.empty())
-    Root = withoutSlash(sys::path::parent_path(Root));
+  // All in one directory: their names alone (that directory is often the
+  // tree's own, a flat tree, whose name a clone need not keep), unless a
+  // file under the plan's directory has one of those names too: then the
+  // directory tells them apart.
+  bool Clash = any_of(Files, [&](const std::string &F) {
+    return !is_contained(Others, StringRef(F)) &&
+           any_of(Others, [&](StringRef O) {
+             return sys::path::filename(O) == sys::path::filename(F);
+           });
+  });
+  if (OneDir && !Others.empty())
+    Root = withoutSlash(sys::path::parent_path(
+        Clash ? sys::path::parent_path(Others.front()) : Others.front()));
 }
 
 std::string PlanPathNamer::name(StringRef File) const {

@@ -5,15 +5,18 @@
 /// checkout and from any build directory: an out-of-source build names its
 /// sources by absolute paths (CMake passes them so), and a plan holding those
 /// places nothing in a copy of the tree. So generated plans use relative
-/// paths, which the front ends' path rule (matchPath, docs/plan-format.md "How plan paths
-/// match source files") resolves against the plan's directory and otherwise
-/// matches as a suffix of whole components:
+/// paths, which the front ends' path rule (matchPath, docs/plan-format.md "How
+/// plan paths match source files") resolves against the plan's directory and
+/// otherwise matches as a suffix of whole components:
 ///
 ///  - a file under the plan's directory: relative to it (`src/a.c` for a
 ///    plan at the top of the tree);
-///  - the others: relative to the deepest directory holding all of them,
-///    keeping at least one directory component (`src/a.c`, `lib/io.c`), so
-///    that two files of one name in different directories stay apart;
+///  - the others: relative to the deepest directory holding all of them
+///    (`src/a.c`, `lib/io.c`), so that two files of one name in different
+///    directories stay apart, and the name never holds a directory they
+///    all share: that is often the tree's own, which a clone under another
+///    name does not keep (all in one directory: `a.c`, unless a file under
+///    the plan's directory is an `a.c` too: then `src/a.c`);
 ///  - a file that shares nothing but `/` with the rest: its last two
 ///    components.
 ///

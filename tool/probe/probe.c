@@ -371,6 +371,11 @@ static void write_yaml(FILE *f, const struct node *nodes, int count,
 
 /*--- main ------------------------------------------------------------------*/
 
+/* The smallest triad array --size takes, and the least bandwidth a
+ * measurement may give: below them the figure is the caches' or noise. */
+enum { MIN_ARRAY = 1 << 20 };
+static const double MinBandwidth = 1e8; /* 0.1 GB/s */
+
 static unsigned long long parse_size(const char *s) {
   char *end;
   double v = strtod(s, &end);
@@ -385,8 +390,12 @@ static unsigned long long parse_size(const char *s) {
     end += 2;
   else if (*end == 'B')
     ++end;
-  if (end == s || *end || v <= 0)
+  if (end == s || *end || !(v > 0 && v * (double)m < 0x1p63))
     die("--size: '%s' is not a size (64MiB, 1GiB, ...)", s);
+  if (v * (double)m < (double)MIN_ARRAY)
+    die("--size: '%s': arrays under 1 MiB measure the caches, not the "
+        "memory",
+        s);
   return (unsigned long long)(v * (double)m);
 }
 
@@ -425,14 +434,16 @@ static void read_options(int argc, char **argv, struct options *o) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "-o") && v)
       o->out = v, ++i;
-    else if (!strcmp(a, "--nodes") && v)
+    else if (!strcmp(a, "--nodes") && v) {
+      if (!*v)
+        die("--nodes: an empty list (give node numbers: 0,1 or 0-3)%s", "");
       o->want = v, ++i;
-    else if (!strcmp(a, "--size") && v)
+    } else if (!strcmp(a, "--size") && v)
       o->size = parse_size(v), ++i;
     else if (!strcmp(a, "--seconds") && v) {
       char *end;
       o->seconds = strtod(v, &end);
-      if (end == v || *end || o->seconds <= 0 || o->seconds > 600)
+      if (end == v || *end || !(o->seconds > 0 && o->seconds <= 600))
         die("--seconds: '%s' is not a time from 0 to 600 seconds", v);
       ++i;
     } else if (!strcmp(a, "--no-measure"))
@@ -496,6 +507,15 @@ static double measure_nodes(const struct options *o, const struct node *nodes,
   if (!bw) {
     char msg[400];
     snprintf(msg, sizeof msg, "node %d: %s", ids[0], why);
+    die("%s", msg);
+  }
+  if (!(bw >= MinBandwidth)) {
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "node %d: the triad measured %.3g B/s, too little for a "
+             "memory's bandwidth (a run this short or arrays this small "
+             "measure noise): give more --seconds or --size",
+             ids[0], bw);
     die("%s", msg);
   }
   return bw;
@@ -600,6 +620,8 @@ int main(int argc, char **argv) {
   if (!ncpu)
     ncpu = 1, cpus[0] = -1;
   int count = probe_nodes(&o, on, nodes, cpus, ncpu);
+  if (!count)
+    die("no node with memory to describe (online: %s)", on);
   name_tiers(nodes, count);
   double tier_bw[NTIERS] = {0};
   for (int t = 0; t < NTIERS; ++t)
