@@ -10,7 +10,9 @@
 
 #include <dlfcn.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if HMPLACE_INTERPOSE
 /* This library defines free/realloc/malloc_usable_size itself, so the next
@@ -26,10 +28,11 @@ static void *(*next_realloc)(void *, size_t);
 static size_t (*next_usable)(void *);
 static _Atomic int next_resolving;
 
-/* A sanitizer that owns the heap (its runtime defines malloc and free ahead
- * of every library: in the executable for clang, first in the search order
- * for gcc), or NULL. Its free, not this library's, then receives every
- * pointer the program frees, and it cannot release memkind's blocks. */
+/* A sanitizer (or a Valgrind tool) that owns the heap (its runtime defines
+ * malloc and free ahead of every library: in the executable for clang, first in
+ * the search order for gcc), or NULL. Its free, not this library's, then
+ * receives every pointer the program frees, and it cannot release memkind's
+ * blocks. */
 static const char *Sanitizer;
 
 static const char *find_sanitizer(void) {
@@ -46,6 +49,26 @@ static const char *find_sanitizer(void) {
   return NULL;
 }
 
+/* The Valgrind tool the program runs under, if it replaces malloc and free
+ * (memcheck, helgrind, drd, massif, dhat preload vgpreload_<tool>, beside
+ * vgpreload_core): its free then receives every pointer the program frees,
+ * placed ones too (memcheck: "Invalid free()", and a realloc that returns
+ * NULL). NULL otherwise. */
+static const char *find_valgrind(void) {
+  static char name[64];
+  const char *pre = getenv("LD_PRELOAD");
+  for (const char *p = pre ? strstr(pre, "vgpreload_") : NULL; p;
+       p = strstr(p + 1, "vgpreload_")) {
+    const char *tool = p + strlen("vgpreload_");
+    size_t n = strcspn(tool, "-.:/ ");
+    if (n && n < 40 && strncmp(tool, "core", n) != 0) {
+      snprintf(name, sizeof name, "Valgrind's %.*s", (int)n, tool);
+      return name;
+    }
+  }
+  return NULL;
+}
+
 static int ours(void *fn) {
   Dl_info a, b;
   return fn && dladdr(fn, &a) && dladdr((void *)&find_sanitizer, &b) &&
@@ -59,6 +82,8 @@ void hm_heap_init(void) {
    * the search order: RTLD_NEXT would skip them (they come before). */
   Sanitizer = find_sanitizer();
   void *where = Sanitizer ? RTLD_DEFAULT : RTLD_NEXT;
+  if (!Sanitizer) /* Valgrind redirects libc's own: RTLD_NEXT stays right */
+    Sanitizer = find_valgrind();
   void *f = dlsym(where, "free");
   void *r = dlsym(where, "realloc");
   void *u = dlsym(where, "malloc_usable_size");

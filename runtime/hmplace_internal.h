@@ -78,7 +78,7 @@ const struct hm_job *hm_job(void);
  * and released (0) around fork(), in one table; hm_startup runs the hooks
  * (the constructor), hm_fork_register installs the fork handlers once. */
 void hm_startup(void) __attribute__((visibility("hidden")));
-/* Whether the environment turns placement off (HMPLACE=off or 0). */
+/* Whether the environment turns placement off (HMPLACE=off, 0, false, no). */
 int hm_env_off(void) __attribute__((visibility("hidden")));
 void hm_fork_register(void);
 /* What each file's fork lock function does with its one mutex. */

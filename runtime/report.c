@@ -235,8 +235,19 @@ static void split_report(FILE *f, int json) {
     }
     first = 0;
   }
+  uint64_t more, more_bytes;
+  hm_split_unlisted(&more, &more_bytes);
+  char b2[32];
   if (json)
-    fprintf(f, "\n], ");
+    fprintf(f,
+            "\n], \"splits_unlisted\": {\"objects\": %llu, \"bytes\": %llu}, ",
+            (unsigned long long)more, (unsigned long long)more_bytes);
+  else if (more)
+    fprintf(f,
+            "hmplace: %-44s %8llu %11s  (not listed: placements past the "
+            "first 32)\n",
+            "other split placements", (unsigned long long)more,
+            hm_human(more_bytes, b2, sizeof b2));
 }
 
 const char *hm_human(uint64_t b, char *buf, size_t n) {

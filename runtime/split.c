@@ -115,8 +115,23 @@ static struct {
   int code;
   uint64_t objects, bytes;
 } Codes[MAX_CODES];
+/* Objects of placements past the first MAX_CODES: counted, not listed. */
+static uint64_t UnlistedObjects, UnlistedBytes;
 
-void hm_split_fork_lock(int take) { hm_take_lock(&SplitLock, take); }
+/* The names of split placements (hm_split_name), made once each. */
+static pthread_mutex_t NameLock = PTHREAD_MUTEX_INITIALIZER;
+
+/* SplitLock, then NameLock (the report names placements with neither
+ * held; nothing takes them the other way round). */
+void hm_split_fork_lock(int take) {
+  if (take) {
+    hm_take_lock(&SplitLock, 1);
+    hm_take_lock(&NameLock, 1);
+  } else {
+    hm_take_lock(&NameLock, 0);
+    hm_take_lock(&SplitLock, 0);
+  }
+}
 
 static size_t home(uintptr_t base) {
   uintptr_t v = base >> HM_REGION_SHIFT;
@@ -171,13 +186,17 @@ static int record(const struct split_obj *o) {
   if (!Objs[i].base)
     ++UsedObjs;
   Objs[i] = *o;
-  for (int c = 0; c < MAX_CODES; ++c)
-    if (!Codes[c].code || Codes[c].code == o->code) {
-      Codes[c].code = o->code;
-      Codes[c].objects++;
-      Codes[c].bytes += o->size;
-      break;
-    }
+  int c = 0;
+  while (c < MAX_CODES && Codes[c].code && Codes[c].code != o->code)
+    ++c;
+  if (c < MAX_CODES) {
+    Codes[c].code = o->code;
+    Codes[c].objects++;
+    Codes[c].bytes += o->size;
+  } else {
+    ++UnlistedObjects;
+    UnlistedBytes += o->size;
+  }
   pthread_mutex_unlock(&SplitLock);
   return 0;
 }
@@ -463,7 +482,6 @@ const char *hm_split_name(int code) {
     _Atomic int code;
     char text[112];
   } Names[NAMES];
-  static pthread_mutex_t NameLock = PTHREAD_MUTEX_INITIALIZER;
   struct split_code c;
   if (!decode(code, &c))
     return NULL;
@@ -505,6 +523,13 @@ int hm_split_codes(int i, int *code, uint64_t *objects, uint64_t *bytes) {
   }
   pthread_mutex_unlock(&SplitLock);
   return ok ? 0 : -1;
+}
+
+void hm_split_unlisted(uint64_t *objects, uint64_t *bytes) {
+  pthread_mutex_lock(&SplitLock);
+  *objects = UnlistedObjects;
+  *bytes = UnlistedBytes;
+  pthread_mutex_unlock(&SplitLock);
 }
 
 void hm_split_each(int code, void (*fn)(void *p, size_t n, void *arg),

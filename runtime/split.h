@@ -42,5 +42,7 @@ int hm_split_codes(int i, int *code, uint64_t *objects,
                    uint64_t *bytes) HM_HIDDEN;
 void hm_split_each(int code, void (*fn)(void *p, size_t n, void *arg),
                    void *arg) HM_HIDDEN;
+/* The objects (and bytes requested) of placements past the 32 listed. */
+void hm_split_unlisted(uint64_t *objects, uint64_t *bytes) HM_HIDDEN;
 
 #endif

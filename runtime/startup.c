@@ -1,7 +1,8 @@
 /*===- startup.c - the runtime's start-up and fork hooks, in one table ----===*
  *
  * Each file that needs something at start-up, or holds a lock that must
- * survive fork(), has a row here; nothing else calls those hooks. At
+ * survive fork(), has a row here (test/runtime/fork-locks.test checks that
+ * every lock does); nothing else calls those hooks. At
  * start-up (hm_startup, from the constructor in alloc.c) the init hooks
  * run in table order; around fork the lock hooks are taken in table order
  * (the order the code nests the locks) and released in reverse on both
@@ -22,16 +23,35 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-int hm_env_off(void) {
-  const char *off = getenv("HMPLACE");
-  return off && (!strcmp(off, "off") || !strcmp(off, "0"));
+/* Whether \p v is one of \p words, in any case. */
+static int one_of(const char *v, const char *const *words) {
+  for (; *words; ++words)
+    if (!strcasecmp(v, *words))
+      return 1;
+  return 0;
 }
 
-/* HMPLACE=off (or 0): every planned site goes to the ordinary heap. */
+static const char *const OffWords[] = {"off", "0", "false", "no", NULL};
+static const char *const OnWords[] = {"on", "1", "true", "yes", "", NULL};
+
+int hm_env_off(void) {
+  const char *v = getenv("HMPLACE");
+  return v && one_of(v, OffWords);
+}
+
+/* HMPLACE=off (0, false, no, in any case): every planned site goes to the
+ * ordinary heap. A value it does not know leaves placement on, and says
+ * so. */
 static void read_off_env(void) {
+  const char *v = getenv("HMPLACE");
   if (hm_env_off())
     atomic_store(&hm_off, 1);
+  else if (v && !one_of(v, OnWords))
+    hm_warn("HMPLACE='%s' is not off, 0, false or no (nor on, 1, true or "
+            "yes): placement stays on",
+            v);
 }
 
 #if HMPLACE_INTERPOSE

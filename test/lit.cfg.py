@@ -118,6 +118,9 @@ if shutil.which("gcc") and shutil.which("g++"):
 # lintian (scripts/install-deps installs it): the .deb is checked with it.
 if shutil.which("lintian"):
     config.available_features.add("lintian")
+# valgrind (scripts/install-deps installs it): a placed program under memcheck.
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
 if shutil.which("mpicc") and shutil.which("mpirun"):
     config.available_features.add("mpi")
 # The advisor reads the LLC from sysfs where the machine describes it.
