@@ -18,16 +18,37 @@
 /* A block of \p req bytes (aligned to \p align unless 0) from kind \p k, or
  * NULL when the kind may not or cannot serve it: counted, and the caller
  * falls back to the ordinary heap with C's own call. */
+/* A split object for an alignment a split object cannot give: said once;
+ * the block goes to the ordinary heap, a fallback of kind \p k. */
+static void split_align_fallback(enum hmplace_kind k, size_t align) {
+  static _Atomic int warned;
+  placed_failed(k);
+  if (!atomic_exchange(&warned, 1))
+    hm_warn("a split placement was asked for a block aligned to %zu bytes; "
+            "split objects are aligned to %zu: it and any later such blocks "
+            "go to the ordinary heap (fallbacks of %s)",
+            align, (size_t)HM_SPLIT_ALIGN, hm_kind_names[k]);
+}
+
 static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
   hm_ctx_account(req);
   size_t held;
   if (__builtin_expect((int)k > HMPLACE_KIND_COUNT, 0)) {
-    /* A split placement (split.c): large objects are split (their pages
-     * are aligned to runs, more than any alignment asked); small ones go
-     * whole to the largest share's kind. */
+    /* A split placement (split.c): large objects are split (an object
+     * starts a region of the placed range: any alignment up to it holds);
+     * small ones go whole to the largest share's kind. Off, a large one
+     * is the largest share's fallback (may_place counts it). */
     int whole = hm_split_whole_kind((int)k, req);
-    if (whole == -2 && align <= 4096)
-      return hm_split_alloc((int)k, req);
+    if (whole == -2) {
+      int off = atomic_load_explicit(&hm_off, memory_order_relaxed);
+      if (!off && align <= HM_SPLIT_ALIGN)
+        return hm_split_alloc((int)k, req);
+      whole = hm_split_largest_kind((int)k);
+      if (!off) {
+        split_align_fallback((enum hmplace_kind)whole, align);
+        return NULL;
+      }
+    }
     if (whole < 0)
       return NULL;
     k = (enum hmplace_kind)whole;

@@ -117,6 +117,8 @@ void *hmplace_realloc(void *p, size_t n) {
     hm_placed_free(idx, p);
     return NULL;
   }
+  if (idx == SPLIT_IDX && hm_split_keeps(p, n))
+    return p;
   if (idx == SPLIT_IDX) /* a new split object of the same shares */
     return move_block(
         p, hm_split_usable(p), n,

@@ -428,6 +428,11 @@ int hm_split_whole_kind(int code, size_t n) {
   return split_splits(n) ? -2 : c.kind[largest(&c)];
 }
 
+int hm_split_largest_kind(int code) {
+  struct split_code c;
+  return decode(code, &c) ? c.kind[largest(&c)] : -1;
+}
+
 void *hm_split_alloc(int code, size_t n) {
   struct split_code c;
   if (!decode(code, &c))
@@ -452,6 +457,12 @@ void hm_split_free(void *p) {
   pthread_mutex_unlock(&SplitLock);
   if (!kept)
     hm_range_unmap_chunk(o.base, o.mapped);
+}
+
+int hm_split_keeps(const void *p, size_t n) {
+  size_t have = hm_split_usable(p);
+  size_t pages = ((uint64_t)n + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+  return n && n <= have && (pages == have || !split_splits(n));
 }
 
 size_t hm_split_usable(const void *p) {

@@ -22,6 +22,15 @@ int hm_split_decode(int code, int *kinds, unsigned *pcts) HM_HIDDEN;
 /* The kind an object of \p n bytes of split \p code goes to whole (too
  * small to split: the largest share's), -2 to split it, -1 for no split. */
 int hm_split_whole_kind(int code, size_t n) HM_HIDDEN;
+/* The kind of split \p code's largest share, -1 for no split. */
+int hm_split_largest_kind(int code) HM_HIDDEN;
+/* Whether a realloc of split object \p p to \p n bytes keeps it in place:
+ * the same pages, or a size too small to split (a new object would go
+ * whole to one kind, and a later growth would not be split again). */
+int hm_split_keeps(const void *p, size_t n) HM_HIDDEN;
+/* The alignment a split object has: it starts a region of the placed
+ * range (range.c). */
+#define HM_SPLIT_ALIGN ((size_t)1 << HM_REGION_SHIFT)
 /* The run size of a split object of \p n bytes. */
 size_t hm_split_run(size_t n) HM_HIDDEN;
 /* A split object of \p n bytes, or NULL (the caller falls back). */
