@@ -55,6 +55,8 @@ static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
   }
   if (!valid_kind(k) || !may_place(k, req, &held))
     return NULL;
+  if (__builtin_expect(hm_split_holds(k), 0))
+    hm_split_release(k); /* freed split objects give their pages back */
   int idx = slot_for(k);
   void *p = NULL;
   if (idx >= 0)

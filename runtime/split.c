@@ -230,11 +230,30 @@ static int lookup(const void *p, struct split_obj *out) {
  * mapping costs a page fault per page again (measured here: 20x the
  * allocation, first touch and free of a whole placed 32 MiB block, whose
  * pages jemalloc keeps). At most CACHE_SLOTS objects and CACHE_BYTES; like
- * the per-thread caches' blocks, their pages are not counted live. */
+ * the per-thread caches' blocks, their pages are not counted live.
+ *
+ * Those pages are the kinds' memory (a bound HBM part's pages stay on HBM):
+ * any other placed allocation of a kind a kept object holds first unmaps
+ * that object (hm_split_release), so that kept objects never hold memory a
+ * placed allocation needs (measured before: an HBW allocation that fitted
+ * once they were released was OOM-killed under MPOL_BIND). */
 enum { CACHE_SLOTS = 8 };
 #define CACHE_BYTES ((uint64_t)1 << 30)
 static struct split_obj Cache[CACHE_SLOTS]; /* base 0: empty */
 static uint64_t CachedBytes;
+/* Per kind, how many kept objects hold a placed part of it: the one load a
+ * placed allocation makes (hm_split_holds). */
+_Atomic int hm_split_kept[HMPLACE_KIND_COUNT];
+
+static void count_kept(const struct split_obj *o, int delta) {
+  struct split_code c;
+  if (!decode(o->code, &c))
+    return;
+  for (int i = 0; i < c.n; ++i)
+    if (o->placed[i])
+      atomic_fetch_add_explicit(&hm_split_kept[c.kind[i]], delta,
+                                memory_order_relaxed);
+}
 
 /* Keep \p o for reuse (lock held); 0 if there is no room. */
 static int keep(const struct split_obj *o) {
@@ -244,9 +263,37 @@ static int keep(const struct split_obj *o) {
     if (!Cache[i].base) {
       Cache[i] = *o;
       CachedBytes += o->mapped;
+      count_kept(o, 1);
       return 1;
     }
   return 0;
+}
+
+/* Whether kept object \p o has a placed part of kind \p k. */
+static int holds(const struct split_obj *o, int k) {
+  struct split_code c;
+  if (!decode(o->code, &c))
+    return 0;
+  for (int i = 0; i < c.n; ++i)
+    if (o->placed[i] && c.kind[i] == k)
+      return 1;
+  return 0;
+}
+
+void hm_split_release(int k) {
+  struct split_obj out[CACHE_SLOTS];
+  int n = 0;
+  pthread_mutex_lock(&SplitLock);
+  for (int i = 0; i < CACHE_SLOTS; ++i)
+    if (Cache[i].base && holds(&Cache[i], k)) {
+      out[n++] = Cache[i];
+      CachedBytes -= Cache[i].mapped;
+      count_kept(&Cache[i], -1);
+      Cache[i].base = 0;
+    }
+  pthread_mutex_unlock(&SplitLock);
+  for (int i = 0; i < n; ++i)
+    hm_range_unmap_chunk(out[i].base, out[i].mapped);
 }
 
 static int same_binding(const struct split_obj *a, const struct split_obj *b,
@@ -272,6 +319,7 @@ static int reuse(struct split_obj *want, int parts) {
       want->base = c->base;
       want->mapped = c->mapped;
       CachedBytes -= c->mapped;
+      count_kept(c, -1);
       c->base = 0;
       got = 1;
     }
@@ -401,8 +449,12 @@ static void *split_map(const struct split_code *c, int code, size_t n) {
   for (int i = 0; i < c->n; ++i)
     o.placed[i] = o.part[i] &&
                   part_may_place(c->kind[i], o.part[i], &o.mode[i], o.mask[i]);
-  if (!reuse(&o, c->n))
+  if (!reuse(&o, c->n)) {
+    for (int i = 0; i < c->n; ++i) /* kept objects give their pages back */
+      if (o.placed[i] && hm_split_holds(c->kind[i]))
+        hm_split_release(c->kind[i]);
     o.base = map_fresh(c, &o, size, run);
+  }
   if (!o.base || record(&o) != 0) {
     for (int i = 0; i < c->n; ++i)
       if (o.placed[i] && atomic_load(&hm_kinds[c->kind[i]].budget))

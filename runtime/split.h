@@ -9,6 +9,7 @@
 
 #include "hmplace_internal.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,13 @@ int hm_split_decode(int code, int *kinds, unsigned *pcts) HM_HIDDEN;
 int hm_split_whole_kind(int code, size_t n) HM_HIDDEN;
 /* The kind of split \p code's largest share, -1 for no split. */
 int hm_split_largest_kind(int code) HM_HIDDEN;
+/* Kept (freed) split objects holding a placed part of each kind; a placed
+ * allocation of kind k releases them first (hm_split_release). */
+extern _Atomic int hm_split_kept[HMPLACE_KIND_COUNT] HM_HIDDEN;
+static inline int hm_split_holds(int k) {
+  return atomic_load_explicit(&hm_split_kept[k], memory_order_relaxed) != 0;
+}
+void hm_split_release(int k) HM_HIDDEN;
 /* Whether a realloc of split object \p p to \p n bytes keeps it in place:
  * the same pages, or a size too small to split (a new object would go
  * whole to one kind, and a later growth would not be split again). */
