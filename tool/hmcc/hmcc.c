@@ -298,8 +298,8 @@ static void read_args(int argc, char **argv, struct request *r) {
     }
     if (a[0] != '-' && is_source(a))
       r->sources = 1;
-    if (!strcmp(a, "-x") || starts_with(a, "-x"))
-      r->sources = 1; /* the language given: it reads sources */
+    if (starts_with(a, "-x"))
+      r->sources = 1; /* -x LANG: it reads sources */
     /* Version queries and the like (configure scripts): no plan needed. */
     if (strcmp(a, "-v") && strcmp(a, "--version") &&
         strcmp(a, "-dumpversion") && strcmp(a, "-dumpmachine") &&

@@ -424,9 +424,10 @@ static bool parseCapacities(StringRef Text, AdviseOptions &O, DiagEngine &D) {
     }
     if (const std::string *Same = tierOfRole(O, findAdvisorTier(Tier)->Role)) {
       D.report(Severity::Error,
-               "--capacity: " + Tier + " and " + *Same +
-                   (Tier == *Same ? " given twice"
-                                  : " are one tier: give one of them"));
+               "--capacity: " +
+                   (Tier == *Same ? Tier + " given twice"
+                                  : Tier + " and " + *Same +
+                                        " are one tier: give one of them"));
       return false;
     }
     std::string Err;
