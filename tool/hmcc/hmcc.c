@@ -447,6 +447,41 @@ static const char *const ProfileWraps =
  * merged (a merged call has line 0). A link adds
  * MemProf's runtime and the profile support library, whose wrappers make
  * blocks still live at exit visible. */
+/* Two identical allocation calls (an if/else) are merged at -O2, by
+ * SimplifyCFG or by the code generator's tail merging, into one call at
+ * line 0, which no plan entry can name: a profiled build keeps them apart. */
+static const char *const KeepCallsApart =
+    "-simplifycfg-hoist-common=false,-simplifycfg-sink-common=false,"
+    "-enable-tail-merge=false";
+
+/* \p opts (KeepCallsApart) for the compiler (-mllvm each) or for the LTO
+ * link (-Wl,-plugin-opt=each: the link optimises again, and clang does not
+ * pass -mllvm on to it), into cmd[n..); the new n. */
+static int llvm_options(const char *opts, int lto_link, char **cmd, int n) {
+  char *list = strdup(opts);
+  for (char *o = strtok(list, ","); o; o = strtok(NULL, ",")) {
+    if (lto_link) {
+      cmd[n++] = concat("-Wl,-plugin-opt=", o);
+    } else {
+      cmd[n++] = "-mllvm";
+      cmd[n++] = o;
+    }
+  }
+  return n;
+}
+
+/* Whether the run links with link-time optimisation (the last -flto* or
+ * -fno-lto decides). */
+static int lto(const struct request *r) {
+  int on = 0;
+  for (int i = 0; i < r->nargs; ++i)
+    if (starts_with(r->args[i], "-flto"))
+      on = strcmp(r->args[i], "-flto=none") != 0;
+    else if (!strcmp(r->args[i], "-fno-lto"))
+      on = 0;
+  return on;
+}
+
 static int profile_flags(const struct request *r, char **cmd, int n,
                          const char *plugin, const char *lib) {
   int fortran = r->lang == LANG_FORTRAN;
@@ -459,17 +494,8 @@ static int profile_flags(const struct request *r, char **cmd, int n,
       cmd[n++] = "-fno-optimize-sibling-calls";
     }
     cmd[n++] = "-fno-omit-frame-pointer";
-    /* Two identical allocation calls (an if/else) are merged at -O2, by
-     * SimplifyCFG or by the code generator's tail merging, into one call
-     * at line 0, which no plan entry can name: kept apart (where the run
-     * compiles: a link alone would call the options unused). */
-    static const char *const Apart[] = {"-simplifycfg-hoist-common=false",
-                                        "-simplifycfg-sink-common=false",
-                                        "-enable-tail-merge=false"};
-    for (size_t i = 0; r->sources && i < sizeof Apart / sizeof *Apart; ++i) {
-      cmd[n++] = "-mllvm";
-      cmd[n++] = (char *)Apart[i];
-    }
+    if (r->sources) /* a link alone would call them unused */
+      n = llvm_options(KeepCallsApart, 0, cmd, n);
     if (!r->full_debug)
       cmd[n++] = "-g";
   }
@@ -495,6 +521,8 @@ static int profile_flags(const struct request *r, char **cmd, int n,
   } else {
     cmd[n++] = "-fmemory-profile";
   }
+  if (lto(r))
+    n = llvm_options(KeepCallsApart, 1, cmd, n);
   cmd[n++] = (char *)ProfileWraps;
   cmd[n++] = "-Wl,-u,hmplace_profile_support";
   cmd[n++] = concat(lib, "/libhmplace-profile.a");
