@@ -101,6 +101,14 @@ constexpr StringLiteral MergedCallWhy =
     "it with another call, whose objects it counts too); profile a build "
     "made through hmcc --profile (or hmc++, hmfort), which keeps allocation "
     "calls apart";
+/// The same for a binary that was linked through hmcc --profile: the calls
+/// were merged all the same (a step of the build the wrappers do not
+/// reach).
+constexpr StringLiteral MergedAnywayWhy =
+    "its allocation call has line 0 in the debug info (the optimizer merged "
+    "it with another call, whose objects it counts too), though the binary "
+    "was profiled through hmcc: compile and link every file through the "
+    "wrappers (-flto links too)";
 
 /// Where the reader's frame \p F is in the program, or null where no entry
 /// can name it (a function the index lacks or has twice).
@@ -435,6 +443,8 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
   if (!OK)
     return false;
   for (auto &[Key, Ctx] : All) {
+    if (!Blind.NoSupport && Ctx.Unnameable == MergedCallWhy)
+      Ctx.Unnameable = MergedAnywayWhy.str();
     if (Ctx.Foreign) {
       ++Blind.Foreign;
       Blind.ForeignAccesses += Ctx.Accesses;
