@@ -277,8 +277,9 @@ static void read_args(int argc, char **argv, struct request *r) {
   r->link = r->compile = r->only_info = 1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
-    if (starts_with(a, "--plan=")) {
+    if (starts_with(a, "--plan=")) { /* a placed build, whatever the env */
       r->plan = a + 7;
+      r->profile = 0;
       continue;
     }
     if (!strcmp(a, "--profile")) {
@@ -568,8 +569,10 @@ int main(int argc, char **argv) {
     cmd[n + r.nargs] = NULL;
     run(cmd);
   }
-  if (!r.profile)
+  if (!r.profile) {
     export_plan(r.plan);
+    unsetenv("HMPLACE_PROFILE"); /* HmPlace.so places, not profiles */
+  }
   check_makefile(&r, prefix);
   cmd[n++] = concat("-I", inc);
   n = r.profile ? profile_flags(&r, cmd, n, plugin, lib)
