@@ -428,10 +428,18 @@ static uintptr_t map_fresh(const struct split_code *c, struct split_obj *o,
   memcpy(b.mode, o->mode, sizeof b.mode);
   memcpy(b.mask, o->mask, sizeof b.mask);
   assign_runs(c, size, run, bind_part, &b);
-  if (b.failed)
-    hm_warn("mbind of a split object's run failed (%s): its pages follow "
-            "the default policy",
-            strerror(b.failed));
+  if (b.failed) { /* not placed as planned: the heap's, counted */
+    static _Atomic int warned;
+    if (!atomic_exchange(&warned, 1))
+      hm_warn("cannot bind a split object's runs (%s%s): it and later split "
+              "objects that cannot be bound use the ordinary heap",
+              strerror(b.failed),
+              b.failed == ENOMEM ? "; each run is a kernel mapping, and "
+                                   "vm.max_map_count limits them"
+                                 : "");
+    hm_range_unmap_chunk(at, o->mapped);
+    return 0;
+  }
   return at;
 }
 
@@ -456,6 +464,7 @@ static void *split_map(const struct split_code *c, int code, size_t n) {
     o.base = map_fresh(c, &o, size, run);
   }
   if (!o.base || record(&o) != 0) {
+    placed_failed(c->kind[largest(c)]); /* a fallback, as any */
     for (int i = 0; i < c->n; ++i)
       if (o.placed[i] && atomic_load(&hm_kinds[c->kind[i]].budget))
         atomic_fetch_sub(&hm_kinds[c->kind[i]].live, o.part[i]);
