@@ -15,9 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A block of \p req bytes (aligned to \p align unless 0) from kind \p k, or
- * NULL when the kind may not or cannot serve it: counted, and the caller
- * falls back to the ordinary heap with C's own call. */
 /* A split object for an alignment a split object cannot give: said once;
  * the block goes to the ordinary heap, a fallback of kind \p k. */
 static void split_align_fallback(enum hmplace_kind k, size_t align) {
@@ -30,6 +27,9 @@ static void split_align_fallback(enum hmplace_kind k, size_t align) {
             align, (size_t)HM_SPLIT_ALIGN, hm_kind_names[k]);
 }
 
+/* A block of \p req bytes (aligned to \p align unless 0) from kind \p k, or
+ * NULL when the kind may not or cannot serve it: counted, and the caller
+ * falls back to the ordinary heap with C's own call. */
 static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
   hm_ctx_account(req);
   size_t held;
@@ -55,8 +55,7 @@ static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
   }
   if (!valid_kind(k) || !may_place(k, req, &held))
     return NULL;
-  if (__builtin_expect(hm_split_holds(k), 0))
-    hm_split_release(k); /* freed split objects give their pages back */
+  hm_split_give_back(k);
   int idx = slot_for(k);
   void *p = NULL;
   if (idx >= 0)

@@ -59,8 +59,7 @@ static void *move_block(void *p, size_t old_usable, size_t n, void *fresh) {
 static void *placed_realloc(int idx, void *p, size_t n) {
   int k = hm_slots[idx].kind;
   struct kstate *s = &hm_kinds[k];
-  if (__builtin_expect(hm_split_holds(k), 0))
-    hm_split_release(k); /* freed split objects give their pages back */
+  hm_split_give_back(k);
   size_t old = memkind_malloc_usable_size(slot_kind(idx), p);
   /* Growth is taken from the budget first, as in may_place. */
   uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);

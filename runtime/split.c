@@ -251,7 +251,7 @@ enum { CACHE_SLOTS = 8 };
 static struct split_obj Cache[CACHE_SLOTS]; /* base 0: empty */
 static uint64_t CachedBytes;
 /* Per kind, how many kept objects hold a placed part of it: the one load a
- * placed allocation makes (hm_split_holds). */
+ * placed allocation makes (hm_split_give_back). */
 _Atomic int hm_split_kept[HMPLACE_KIND_COUNT];
 
 static void count_kept(const struct split_obj *o, int delta) {
@@ -467,9 +467,9 @@ static void *split_map(const struct split_code *c, int code, size_t n) {
     o.placed[i] = o.part[i] &&
                   part_may_place(c->kind[i], o.part[i], &o.mode[i], o.mask[i]);
   if (!reuse(&o, c->n)) {
-    for (int i = 0; i < c->n; ++i) /* kept objects give their pages back */
-      if (o.placed[i] && hm_split_holds(c->kind[i]))
-        hm_split_release(c->kind[i]);
+    for (int i = 0; i < c->n; ++i)
+      if (o.placed[i])
+        hm_split_give_back(c->kind[i]);
     o.base = map_fresh(c, &o, size, run);
   }
   if (!o.base || record(&o) != 0) {

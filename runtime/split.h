@@ -25,13 +25,18 @@ int hm_split_decode(int code, int *kinds, unsigned *pcts) HM_HIDDEN;
 int hm_split_whole_kind(int code, size_t n) HM_HIDDEN;
 /* The kind of split \p code's largest share, -1 for no split. */
 int hm_split_largest_kind(int code) HM_HIDDEN;
-/* Kept (freed) split objects holding a placed part of each kind; a placed
- * allocation of kind k releases them first (hm_split_release). */
+/* Kept (freed) split objects holding a placed part of each kind. */
 extern _Atomic int hm_split_kept[HMPLACE_KIND_COUNT] HM_HIDDEN;
-static inline int hm_split_holds(int k) {
-  return atomic_load_explicit(&hm_split_kept[k], memory_order_relaxed) != 0;
-}
+/* Unmap the kept objects that hold a placed part of kind \p k. */
 void hm_split_release(int k) HM_HIDDEN;
+/* Before a placed allocation of kind \p k (a whole block, a split object
+ * that reuses nothing, a realloc that grows): kept objects give their pages
+ * back. One relaxed load where none holds k. */
+static inline void hm_split_give_back(int k) {
+  if (__builtin_expect(
+          atomic_load_explicit(&hm_split_kept[k], memory_order_relaxed), 0))
+    hm_split_release(k);
+}
 /* Whether a realloc of split object \p p to \p n bytes keeps it in place:
  * the same pages, or a size too small to split (a new object would go
  * whole to one kind, and a later growth would not be split again). */
