@@ -245,10 +245,16 @@ std::vector<const Item *> worthPlacing(const std::vector<Item> &Items,
 
 /// The tier of \p Role named in the capacities (Tiers.h), or "".
 std::string tierOf(const AdviseOptions &Opts, TierRole Role) {
-  for (const auto &[Name, Cap] : Opts.Capacity)
-    if (const AdvisorTier *T = findAdvisorTier(Name); T && T->Role == Role)
-      return Name;
-  return "";
+  const std::string *T = tierOfRole(Opts.Capacity, Role);
+  return T ? *T : "";
+}
+
+/// \p I as the share choice sees it (Shares.h).
+ShareItem shareItem(const Item &I, bool Movable, bool MaySplit) {
+  const ProfileContext &C = I.U->Sum;
+  return {I.Gain,      C.objectBytes(), C.objectsAtOnce() * I.U->Stacks,
+          I.U->Usable, C.Start,         C.End,
+          Movable,     MaySplit};
 }
 
 /// Whole contexts first (the knapsack), then shares (Shares.h): those that
@@ -275,10 +281,7 @@ chooseFastShares(const std::vector<Item> &Items,
   std::vector<ShareItem> S;
   std::vector<bool> W;
   for (const Item &I : Items) {
-    const ProfileContext &C = I.U->Sum;
-    S.push_back({I.Gain, C.objectBytes(), C.objectsAtOnce() * I.U->Stacks,
-                 I.U->Usable, C.Start, C.End, Movable.count(&I) > 0,
-                 !Opts.Whole});
+    S.push_back(shareItem(I, Movable.count(&I) > 0, !Opts.Whole));
     W.push_back(Whole.count(&I) > 0);
   }
   Out.Shares = chooseShares(S, W, Cap, Opts.BW);
@@ -290,7 +293,7 @@ chooseFastShares(const std::vector<Item> &Items,
     KnapModel::Split Sp;
     Sp.Share = Share[I];
     if (SI.splittable()) {
-      Sp.Pages = (SI.Object + HM_PAGE - 1) / HM_PAGE * HM_PAGE;
+      Sp.Pages = SI.pages();
       Sp.Run = split_run(SI.Object);
       Sp.Objects = SI.Objects;
     }
@@ -348,12 +351,7 @@ std::set<const Item *> chooseFast(const std::vector<Item> &Items,
 /// The bytes a unit split \p Share percent into the fast tier keeps in DDR
 /// (its other pages, counted as the runtime lays them out).
 uint64_t ddrPart(const Item &I, unsigned Share) {
-  const ProfileContext &C = I.U->Sum;
-  ShareItem S{
-      I.Gain,           C.objectBytes(),  C.objectsAtOnce() * I.U->Stacks,
-      I.U->Usable,      C.Start,          C.End,
-      /*Movable=*/true, /*MaySplit=*/true};
-  return S.heldAt(100 - Share);
+  return shareItem(I, /*Movable=*/true, /*MaySplit=*/true).heldAt(100 - Share);
 }
 
 /// Move the least dense units kept in DDR to the slow tier until DDR holds

@@ -67,12 +67,16 @@ std::string parseBandwidths(StringRef Spec, Bandwidths &Out) {
 
 bool ShareItem::splittable() const { return MaySplit && split_splits(Object); }
 
+uint64_t ShareItem::pages() const {
+  return (Object + HM_PAGE - 1) / HM_PAGE * HM_PAGE;
+}
+
 uint64_t ShareItem::heldAt(unsigned Share) const {
   if (Share == 0)
     return 0;
   if (Share >= 100 || !splittable())
     return Usable;
-  uint64_t Pages = (Object + HM_PAGE - 1) / HM_PAGE * HM_PAGE;
+  uint64_t Pages = pages();
   uint64_t Part = Pages * Share / 100 + split_run(Object);
   return std::min(Pages, Part) * Objects;
 }

@@ -68,6 +68,8 @@ struct ShareItem {
   bool splittable() const;
   /// Bytes it holds of the fast tier with \p Share percent there.
   uint64_t heldAt(unsigned Share) const;
+  /// Its largest object's pages, in bytes (what its split parts share).
+  uint64_t pages() const;
 };
 
 /// The shares chosen: percent in the fast tier per item (0..100).

@@ -15,6 +15,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 namespace hmplace {
@@ -39,6 +41,15 @@ inline const AdvisorTier *findAdvisorTier(llvm::StringRef Name) {
   for (const AdvisorTier &T : AdvisorTiers)
     if (T.Name == Name)
       return &T;
+  return nullptr;
+}
+
+/// The tier of \p R that \p Capacity (tier name -> bytes) names, or null.
+inline const std::string *
+tierOfRole(const std::map<std::string, uint64_t> &Capacity, TierRole R) {
+  for (const auto &[Name, Cap] : Capacity)
+    if (const AdvisorTier *T = findAdvisorTier(Name); T && T->Role == R)
+      return &Name;
   return nullptr;
 }
 

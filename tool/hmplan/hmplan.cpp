@@ -396,14 +396,6 @@ static int kinds() {
   return 0;
 }
 
-/// The tier of role \p R that \p O has a capacity for, or null.
-static const std::string *tierOfRole(const AdviseOptions &O, TierRole R) {
-  for (const auto &[Name, Cap] : O.Capacity)
-    if (findAdvisorTier(Name)->Role == R)
-      return &Name;
-  return nullptr;
-}
-
 /// Tier capacities as `hbm=16GiB,ddr=64GiB`.
 static bool parseCapacities(StringRef Text, AdviseOptions &O, DiagEngine &D) {
   SmallVector<StringRef, 4> Parts;
@@ -422,12 +414,13 @@ static bool parseCapacities(StringRef Text, AdviseOptions &O, DiagEngine &D) {
                                     "' (expected " + advisorTierList() + ")");
       return false;
     }
-    if (const std::string *Same = tierOfRole(O, findAdvisorTier(Tier)->Role)) {
+    if (const std::string *Same =
+            tierOfRole(O.Capacity, findAdvisorTier(Tier)->Role)) {
       D.report(Severity::Error,
-               "--capacity: " +
-                   (Tier == *Same ? Tier + " given twice"
-                                  : Tier + " and " + *Same +
-                                        " are one tier: give one of them"));
+               "--capacity: " + (Tier == *Same
+                                     ? Tier + " given twice"
+                                     : Tier + " and " + *Same +
+                                           " are one tier: give one of them"));
       return false;
     }
     std::string Err;
@@ -476,7 +469,7 @@ static bool machineOptions(AdviseOptions &O, DiagEngine &D) {
                "model is off (contexts whole, and shares only to fill the "
                "capacity)");
     for (const auto &[Tier, Cap] : M.Capacity) // --capacity wins
-      if (!tierOfRole(O, findAdvisorTier(Tier)->Role))
+      if (!tierOfRole(O.Capacity, findAdvisorTier(Tier)->Role))
         O.Capacity[Tier] = Cap;
   }
   if (!AdviseBandwidth.empty()) {
@@ -517,7 +510,8 @@ static int adviseCmd(DiagEngine &D) {
           Given ? StringRef(AdviseCapacity) : StringRef("hbm=16GiB"), O, D) ||
       !machineOptions(O, D))
     return 1;
-  if (!tierOfRole(O, TierRole::Fast) && !tierOfRole(O, TierRole::Slow)) {
+  if (!tierOfRole(O.Capacity, TierRole::Fast) &&
+      !tierOfRole(O.Capacity, TierRole::Slow)) {
     D.report(Severity::Error,
              "--capacity: no tier to place in (give hbm=SIZE, or a slow "
              "tier with ddr=SIZE)");
