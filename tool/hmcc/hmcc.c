@@ -101,43 +101,50 @@ static char *find_program(const char *name, const char *self) {
 }
 
 /* The variables that hold a compiler's name: the compilers' own, and those
- * a Makefile assigns from them (CCNAME := $(notdir $(CC)), LD = $(CC)). */
+ * a Makefile assigns from them (CCNAME := $(notdir $(CC)), LD = $(CC)),
+ * with the two patterns over them, compiled again when a variable joins. */
 struct name_vars {
   char list[1024]; /* "CC|CXX|...", a regex alternation */
-  int count;
+  int count, ok;
+  regex_t test;   /* ifeq/ifneq on one, or a function that picks at one */
+  regex_t derive; /* an assignment from one: the variable is group 2 */
 };
 
-/* The regex of a test of one of \p v's values: ifeq/ifneq on it, or a
- * function that picks at it (findstring gcc,$(CC) ...). */
-static void test_pattern(const struct name_vars *v, char *out, size_t n) {
-  snprintf(out, n,
+static void name_vars_free(struct name_vars *v) {
+  if (v->ok) {
+    regfree(&v->test);
+    regfree(&v->derive);
+  }
+  v->ok = 0;
+}
+
+static int name_vars_compile(struct name_vars *v) {
+  char test[2600], derive[1200];
+  name_vars_free(v);
+  snprintf(test, sizeof test,
            "^[[:space:]]*(ifeq|ifneq)[[:space:]].*\\$[({](%s)[)}]"
            "|\\$[({](findstring|filter|filter-out|subst|patsubst|notdir|"
            "firstword)[[:space:]][^)}]*\\$[({](%s)[)}]",
            v->list, v->list);
-}
-
-static int matches(const char *re_text, const char *line, regmatch_t *m,
-                   size_t nm) {
-  regex_t re;
-  if (regcomp(&re, re_text, REG_EXTENDED) != 0)
+  snprintf(derive, sizeof derive,
+           "^[[:space:]]*(override[[:space:]]+|export[[:space:]]+)?"
+           "([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*(::?|\\?|\\+|!)?=.*"
+           "\\$[({](%s)[)}]",
+           v->list);
+  if (regcomp(&v->test, test, REG_EXTENDED | REG_NOSUB) != 0)
     return 0;
-  int ok = regexec(&re, line, nm, m, 0) == 0;
-  regfree(&re);
-  return ok;
+  if (regcomp(&v->derive, derive, REG_EXTENDED) != 0) {
+    regfree(&v->test);
+    return 0;
+  }
+  return v->ok = 1;
 }
 
 /* If \p line assigns a variable from one of \p v's values, adds it to \p v
  * and returns 1. */
 static int derives_name(const char *line, struct name_vars *v) {
-  char re[1200];
-  snprintf(re, sizeof re,
-           "^[[:space:]]*(override[[:space:]]+|export[[:space:]]+)?"
-           "([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*(::?|\\?|\\+|!)?=.*"
-           "\\$[({](%s)[)}]",
-           v->list);
-  regmatch_t all[4];
-  if (!matches(re, line, all, 4))
+  regmatch_t all[3];
+  if (regexec(&v->derive, line, 3, all, 0) != 0)
     return 0;
   size_t len = (size_t)(all[2].rm_eo - all[2].rm_so);
   size_t at = strlen(v->list);
@@ -146,6 +153,7 @@ static int derives_name(const char *line, struct name_vars *v) {
     memcpy(v->list + at + 1, line + all[2].rm_so, len);
     v->list[at + 1 + len] = 0;
     ++v->count;
+    name_vars_compile(v);
   }
   return 1;
 }
@@ -163,16 +171,19 @@ static int makefile_tests_name(const char **file, char *line_out, size_t n) {
     FILE *f = fopen(names[i], "r");
     if (!f)
       continue;
-    struct name_vars v = {"CC|CXX|FC|F77|F90|MPICC|MPICXX|MPIFC|MPIF90", 9};
-    char test[2600];
-    test_pattern(&v, test, sizeof test);
+    struct name_vars v = {.list = "CC|CXX|FC|F77|F90|MPICC|MPICXX|MPIFC|MPIF90",
+                          .count = 9};
+    if (!name_vars_compile(&v)) {
+      fclose(f);
+      return 0;
+    }
     /* Whole lines (a list of sources can be longer than any buffer), so
      * that the count is of the Makefile's lines. */
     char *buf = NULL;
     size_t cap = 0;
     int lineno = 0, found = 0, fallback = 0;
     char assigned[256] = "";
-    while (!found && getline(&buf, &cap, f) >= 0) {
+    while (v.ok && !found && getline(&buf, &cap, f) >= 0) {
       ++lineno;
       /* A comment is no test (outside recipes, whose '#' is the
        * shell's). */
@@ -180,10 +191,8 @@ static int makefile_tests_name(const char **file, char *line_out, size_t n) {
       if (hash && (hash == buf || hash[-1] != '\\'))
         *hash = 0;
       buf[strcspn(buf, "\r\n")] = 0;
-      regmatch_t m[1];
-      int picks = matches(test, buf, m, 1);
+      int picks = regexec(&v.test, buf, 0, NULL, 0) == 0;
       if (buf[0] != '\t' && derives_name(buf, &v)) {
-        test_pattern(&v, test, sizeof test);
         if (picks && !fallback) {
           snprintf(assigned, sizeof assigned, "%s", buf);
           fallback = lineno;
@@ -200,6 +209,7 @@ static int makefile_tests_name(const char **file, char *line_out, size_t n) {
       found = fallback;
     }
     free(buf);
+    name_vars_free(&v);
     fclose(f);
     *file = names[i];
     return found; /* make reads only the first of the three it finds */
@@ -441,13 +451,6 @@ static const char *const ProfileWraps =
     "--wrap=aligned_alloc,--wrap=memalign,--wrap=_Znwm,--wrap=_Znam,"
     "--wrap=_ZnwmRKSt9nothrow_t,--wrap=_ZnamRKSt9nothrow_t";
 
-/* A build to profile with LLVM MemProf (`hmplan advise` reads its
- * profiles): full debug info, frame pointers, no sibling calls; clang
- * instruments itself (-fmemory-profile), flang through HmPlace.so in
- * profile mode, which also brackets its runtime's ALLOCATEs; calls are not
- * merged (a merged call has line 0). A link adds
- * MemProf's runtime and the profile support library, whose wrappers make
- * blocks still live at exit visible. */
 /* Two identical allocation calls (an if/else) are merged at -O2, by
  * SimplifyCFG or by the code generator's tail merging, into one call at
  * line 0, which no plan entry can name: a profiled build keeps them apart. */
@@ -483,6 +486,13 @@ static int lto(const struct request *r) {
   return on;
 }
 
+/* A build to profile with LLVM MemProf (`hmplan advise` reads its
+ * profiles): full debug info, frame pointers, no sibling calls; clang
+ * instruments itself (-fmemory-profile), flang through HmPlace.so in
+ * profile mode, which also brackets its runtime's ALLOCATEs; calls are not
+ * merged (a merged call has line 0). A link adds
+ * MemProf's runtime and the profile support library, whose wrappers make
+ * blocks still live at exit visible. */
 static int profile_flags(const struct request *r, char **cmd, int n,
                          const char *plugin, const char *lib) {
   int fortran = r->lang == LANG_FORTRAN;
