@@ -97,6 +97,28 @@ static bool readRecord(StringRef Path, BuildRecord &R) {
   return true;
 }
 
+/// Why \p PlanPath names none of the built files that have its file name
+/// (a path written in a tree of another name, or a directory that moved),
+/// and the path that would name them; "" when the build has no such file.
+static std::string namesElsewhere(const FileSet &Built, StringRef PlanPath,
+                                  const Plan &P) {
+  std::vector<std::string> Same = Built.sameName(PlanPath);
+  if (Same.empty())
+    return "";
+  std::string Why = "; the build compiled ";
+  for (size_t I = 0; I < Same.size() && I < 3; ++I)
+    Why += (I ? ", " : "") + Same[I];
+  if (Same.size() > 3)
+    Why += " and " + std::to_string(Same.size() - 3) + " more";
+  Why += ", which it does not name (a relative path is resolved against the "
+         "plan's directory " +
+         (P.PlanDir.empty() ? std::string(".") : P.PlanDir) +
+         ", else it must be the file path's last components)";
+  if (Same.size() == 1)
+    Why += ": write '" + sharedTail(PlanPath, Same[0], P.IgnoreCase) + "'";
+  return Why;
+}
+
 unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
                         raw_ostream &OS) {
   uint64_t Hash = P.ContentHash;
@@ -165,7 +187,9 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
                "plan entry '" + E.key() +
                    "' placed nothing: no module of the build was compiled "
                    "from " +
-                   (F.Kind == Frame::Form::Source ? F.File : F.str()));
+                   (F.Kind == Frame::Form::Source
+                        ? F.File + namesElsewhere(Built, F.File, P)
+                        : F.str()));
     }
   }
   OS << "hmplan: " << Records << " modules compiled with this plan";

@@ -191,6 +191,20 @@ PathMatch matchPath(StringRef PlanPath, StringRef File, StringRef PlanDir,
              : PathMatch::None;
 }
 
+std::string sharedTail(StringRef PlanPath, StringRef File, bool IgnoreCase) {
+  SmallString<256> Clean(PlanPath);
+  sys::path::remove_dots(Clean, /*remove_dot_dot=*/false);
+  SmallVector<StringRef, 8> Want = reverseComponents(Clean);
+  SmallVector<StringRef, 8> Have = reverseComponents(File);
+  std::string Tail;
+  for (size_t I = 0; I < Want.size() && I < Have.size(); ++I) {
+    if (Want[I] == "/" || !componentsEqual(Want[I], Have[I], IgnoreCase))
+      break;
+    Tail = I ? (Want[I] + "/" + Tail).str() : Want[I].str();
+  }
+  return Tail;
+}
+
 PathMatch matchPathGlob(StringRef Glob, StringRef File, StringRef PlanDir,
                         StringRef CompileDir, bool IgnoreCase) {
   auto Same = [&](StringRef W, StringRef H) {
@@ -223,6 +237,14 @@ PathMatch matchPathGlob(StringRef Glob, StringRef File, StringRef PlanDir,
   return componentsMatch(reverseComponents(Clean), Have, false, Same)
              ? PathMatch::Suffix
              : PathMatch::None;
+}
+
+std::vector<std::string> FileSet::sameName(StringRef PlanPath) const {
+  std::vector<std::string> Files;
+  auto [B, E] = ByName.equal_range(key(PlanPath));
+  for (auto It = B; It != E; ++It)
+    Files.push_back(It->second);
+  return Files;
 }
 
 std::string FileSet::key(StringRef Path) const {

@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hmplace {
 
@@ -123,6 +124,12 @@ PathMatch matchPath(llvm::StringRef PlanPath, llvm::StringRef File,
                     llvm::StringRef PlanDir, llvm::StringRef CompileDir,
                     bool IgnoreCase);
 
+/// The trailing components \p PlanPath and \p File have in common
+/// (`lib/b.c` for `proj/lib/b.c` and `/src/lib/b.c`): the path that would
+/// name the file by the suffix rule; "" when even the file names differ.
+std::string sharedTail(llvm::StringRef PlanPath, llvm::StringRef File,
+                       bool IgnoreCase);
+
 /// As matchPath, for a `files:` glob (`src/*.c`): `*`, `?` and `[...]` match
 /// within one path component. An invalid glob matches nothing (the plan
 /// reader rejects them).
@@ -138,6 +145,8 @@ public:
   explicit FileSet(bool IgnoreCase) : IgnoreCase(IgnoreCase) {}
   void add(std::string File);
   bool namedBy(llvm::StringRef PlanPath, llvm::StringRef PlanDir) const;
+  /// The files with \p PlanPath's file name (whether it names them or not).
+  std::vector<std::string> sameName(llvm::StringRef PlanPath) const;
 
 private:
   std::string key(llvm::StringRef Path) const;
