@@ -285,22 +285,22 @@ uint32_t hmplace_name_hash(const char *file) {
 }
 
 uint32_t hmplace_ctx_enter(uint64_t frame) {
-  uint32_t d = hmplace_ctx_tls.depth;
-  hmplace_ctx_tls.ids[d < HMPLACE_CTX_CAP ? d : HMPLACE_CTX_CAP] = frame;
-  hmplace_ctx_tls.depth = d + 1;
+  uint32_t d = hmplace_ctx_tls.hmplace_depth;
+  hmplace_ctx_tls.hmplace_ids[d < HMPLACE_CTX_CAP ? d : HMPLACE_CTX_CAP] = frame;
+  hmplace_ctx_tls.hmplace_depth = d + 1;
   return d;
 }
 
 uint32_t hmplace_ctx_leave(uint32_t depth) {
-  hmplace_ctx_tls.depth = depth;
+  hmplace_ctx_tls.hmplace_depth = depth;
   return depth;
 }
 
 /* The portable C form's HMPLACE_CALLER: the wrapped call has run (it is this
  * function's argument), so the frame it noted is popped. */
 static void pass_done(void) {
-  uint32_t d = hmplace_ctx_tls.depth;
-  hmplace_ctx_tls.depth = d ? d - 1 : 0;
+  uint32_t d = hmplace_ctx_tls.hmplace_depth;
+  hmplace_ctx_tls.hmplace_depth = d ? d - 1 : 0;
 }
 void *hmplace_ctx_pass_ptr(void *v) {
   pass_done();
@@ -390,7 +390,7 @@ static void count_choice(struct ctx_site *s, int i, size_t bytes) {
 /* The first entry of \p s whose caller frames are on top of the stack, or
  * -1. */
 static int choose(const struct ctx_site *s) {
-  uint32_t depth = hmplace_ctx_tls.depth;
+  uint32_t depth = hmplace_ctx_tls.hmplace_depth;
   /* Deeper than the stack keeps: the top frames are unknown, so no entry
    * can be checked and none is chosen. */
   if (depth > HMPLACE_CTX_CAP)
@@ -401,7 +401,7 @@ static int choose(const struct ctx_site *s) {
       continue;
     unsigned f = 0;
     while (f < e->nframes &&
-           frame_matches(hmplace_ctx_tls.ids[depth - 1 - f], e->frames[f]))
+           frame_matches(hmplace_ctx_tls.hmplace_ids[depth - 1 - f], e->frames[f]))
       ++f;
     if (f == e->nframes)
       return (int)i;
@@ -413,21 +413,21 @@ enum hmplace_kind hmplace_ctx_kind(const char *d) {
   struct ctx_site *s = site_of(d);
   int i = choose(s);
   if (__builtin_expect(hm_reporting | hm_log_on, 0)) {
-    hmplace_ctx_chosen.site = d;
-    hmplace_ctx_chosen.choice = i;
+    hmplace_ctx_chosen.hmplace_site = d;
+    hmplace_ctx_chosen.hmplace_choice = i;
   }
   return (enum hmplace_kind)(i < 0 ? s->fallback : s->e[i].kind);
 }
 
 void hm_ctx_account(size_t bytes) {
-  const char *d = hmplace_ctx_chosen.site;
+  const char *d = hmplace_ctx_chosen.hmplace_site;
   if (__builtin_expect(d != NULL, 0)) {
-    hmplace_ctx_chosen.site = NULL;
+    hmplace_ctx_chosen.hmplace_site = NULL;
     if (hm_reporting)
-      count_choice(site_of(d), hmplace_ctx_chosen.choice, bytes);
+      count_choice(site_of(d), hmplace_ctx_chosen.hmplace_choice, bytes);
     if (hm_log_on) {
       struct ctx_site *s = site_of(d);
-      int i = hmplace_ctx_chosen.choice;
+      int i = hmplace_ctx_chosen.hmplace_choice;
       hm_log_entry = i >= 0 && (unsigned)i < s->n && s->e[i].stats
                          ? s->e[i].stats->key
                          : s->where;

@@ -87,54 +87,76 @@ enum hmplace_kind {
  * windowed site, the size repeated as the call spells it:
  *   hmplace_malloc(hmplace_in_window(HMPLACE_HBW, n, HMPLACE_MiB(1),
  *                                    HMPLACE_MiB(5)), n)                   */
-static __inline__ enum hmplace_kind hmplace_in_window(enum hmplace_kind k,
-                                                  size_t n, size_t lo,
-                                                  size_t hi) {
-  return n >= lo && n <= hi ? k : HMPLACE_HEAP;
+static __inline__ enum hmplace_kind
+hmplace_in_window(enum hmplace_kind hmplace_k, size_t hmplace_n,
+                  size_t hmplace_lo, size_t hmplace_hi) {
+  return hmplace_n >= hmplace_lo && hmplace_n <= hmplace_hi ? hmplace_k
+                                                            : HMPLACE_HEAP;
 }
 /* The same for calloc's two sizes: their product, out of the window when it
  * overflows (the call then fails with ENOMEM wherever it goes), as HmPlace.so
  * checks it:  hmplace_calloc(hmplace_in_window2(HMPLACE_HBW, count, size,
  *                                                HMPLACE_KiB(64), SIZE_MAX),
  *                            count, size)                                  */
-static __inline__ enum hmplace_kind hmplace_in_window2(enum hmplace_kind k,
-                                                   size_t nmemb, size_t size,
-                                                   size_t lo, size_t hi) {
-  if (size && nmemb > (size_t)-1 / size)
+static __inline__ enum hmplace_kind
+hmplace_in_window2(enum hmplace_kind hmplace_k, size_t hmplace_nmemb,
+                   size_t hmplace_size, size_t hmplace_lo, size_t hmplace_hi) {
+  if (hmplace_size && hmplace_nmemb > (size_t)-1 / hmplace_size)
     return HMPLACE_HEAP;
-  return hmplace_in_window(k, nmemb * size, lo, hi);
+  return hmplace_in_window(hmplace_k, hmplace_nmemb * hmplace_size, hmplace_lo,
+                           hmplace_hi);
 }
 #define HMPLACE_KiB(n) ((size_t)(n) << 10)
 #define HMPLACE_MiB(n) ((size_t)(n) << 20)
 #define HMPLACE_GiB(n) ((size_t)(n) << 30)
 
 /* Allocation entry points for planned sites. */
-void *hmplace_malloc(enum hmplace_kind k, size_t n);
-void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size);
-void *hmplace_aligned_alloc(enum hmplace_kind k, size_t align, size_t n);
-int hmplace_posix_memalign(enum hmplace_kind k, void **out, size_t align,
-                           size_t n);
-void *hmplace_memalign(enum hmplace_kind k, size_t align, size_t n);
-void *hmplace_valloc(enum hmplace_kind k, size_t n);
-char *hmplace_strdup(enum hmplace_kind k, const char *s);
-char *hmplace_strndup(enum hmplace_kind k, const char *s, size_t n);
+void *hmplace_malloc(enum hmplace_kind hmplace_k, size_t hmplace_n);
+void *hmplace_calloc(enum hmplace_kind hmplace_k, size_t hmplace_nmemb,
+                     size_t hmplace_size);
+void *hmplace_aligned_alloc(enum hmplace_kind hmplace_k, size_t hmplace_align,
+                            size_t hmplace_n);
+int hmplace_posix_memalign(enum hmplace_kind hmplace_k, void **hmplace_out,
+                           size_t hmplace_align, size_t hmplace_n);
+void *hmplace_memalign(enum hmplace_kind hmplace_k, size_t hmplace_align,
+                       size_t hmplace_n);
+void *hmplace_valloc(enum hmplace_kind hmplace_k, size_t hmplace_n);
+char *hmplace_strdup(enum hmplace_kind hmplace_k, const char *hmplace_s);
+char *hmplace_strndup(enum hmplace_kind hmplace_k, const char *hmplace_s,
+                      size_t hmplace_n);
 /* A planned realloc site: the result lives in kind k, wherever p came from
  * (a block from another heap or kind is moved). */
-void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n);
+void *hmplace_realloc_to(enum hmplace_kind hmplace_k, void *hmplace_p,
+                         size_t hmplace_n);
 
 /* Dispatch for any pointer. realloc keeps a block in its heap and kind. */
-void hmplace_free(void *p);
-void *hmplace_realloc(void *p, size_t n);
-size_t hmplace_malloc_usable_size(void *p);
+void hmplace_free(void *hmplace_p);
+void *hmplace_realloc(void *hmplace_p, size_t hmplace_n);
+size_t hmplace_malloc_usable_size(void *hmplace_p);
 
 /* 1 + the kind of a placed block, 0 for anything else (NULL, heap); for a
  * split object, of its largest share. */
-int hmplace_owner(const void *p);
+int hmplace_owner(const void *hmplace_p);
 
 /* Per-process capacity budget of a kind in bytes (0: none). Plans' tier
  * capacities arrive here; HMPLACE_BUDGET overrides them. */
-void hmplace_set_budget(enum hmplace_kind k, uint64_t bytes);
+void hmplace_set_budget(enum hmplace_kind hmplace_k, uint64_t hmplace_bytes);
 
+/* The fields are API: a program's macros of the same names are set aside
+ * here and restored after (every compiler that runs HmPlace's tools has
+ * push_macro), so that the declaration holds whatever the program defines. */
+#pragma push_macro("allocs")
+#undef allocs
+#pragma push_macro("bytes")
+#undef bytes
+#pragma push_macro("live")
+#undef live
+#pragma push_macro("peak")
+#undef peak
+#pragma push_macro("fallbacks")
+#undef fallbacks
+#pragma push_macro("available")
+#undef available
 struct hmplace_stats {
   uint64_t allocs;    /* placed allocations served by the kind */
   uint64_t bytes;     /* bytes requested by those allocations */
@@ -143,10 +165,17 @@ struct hmplace_stats {
   uint64_t fallbacks; /* planned allocations served by the ordinary heap */
   int available;      /* 1 usable, 0 not (yet) initialised, -1 unavailable */
 };
-void hmplace_get_stats(enum hmplace_kind k, struct hmplace_stats *out);
+#pragma pop_macro("allocs")
+#pragma pop_macro("bytes")
+#pragma pop_macro("live")
+#pragma pop_macro("peak")
+#pragma pop_macro("fallbacks")
+#pragma pop_macro("available")
+void hmplace_get_stats(enum hmplace_kind hmplace_k,
+                       struct hmplace_stats *hmplace_out);
 /* The name of a kind ("MEMKIND_HBW"), of a split ("MEMKIND_HBW 75% +
  * MEMKIND_REGULAR 25%"), "ordinary heap" for HMPLACE_HEAP, else "invalid". */
-const char *hmplace_kind_name(enum hmplace_kind k);
+const char *hmplace_kind_name(enum hmplace_kind hmplace_k);
 /* Print the report now (also done at exit when HMPLACE_REPORT is set). */
 void hmplace_report(void);
 
@@ -154,10 +183,11 @@ void hmplace_report(void);
  * kind k: HmPlace.so brackets calls into flang's runtime that allocate the
  * array of a planned ALLOCATE. In libhmplace-fortran.so (it replaces malloc),
  * which such programs link before libhmplace.so. */
-void hmplace_scope_enter(enum hmplace_kind k);
+void hmplace_scope_enter(enum hmplace_kind hmplace_k);
 /* The same with a size window: the array is placed only if its size is in
  * [lo, hi] (a plan entry's min-size/max-size); else the ordinary heap. */
-void hmplace_scope_enter_window(enum hmplace_kind k, size_t lo, size_t hi);
+void hmplace_scope_enter_window(enum hmplace_kind hmplace_k, size_t hmplace_lo,
+                                size_t hmplace_hi);
 void hmplace_scope_exit(void);
 
 /*--- call-stack placement --------------------------------------------------*
@@ -271,24 +301,24 @@ void hmplace_scope_exit(void);
    HMPLACE_T_(s, 58, 0x50CCC3EBul) + HMPLACE_T_(s, 59, 0x1D586AF1ul) + \
    HMPLACE_T_(s, 60, 0x23305963ul) + HMPLACE_T_(s, 61, 0xC81CB6D9ul) + \
    HMPLACE_T_(s, 62, 0xDE33D79Bul) + HMPLACE_T_(s, 63, 0x669C6901ul)) & 0xFFFFFFFFul)
-uint32_t hmplace_name_hash(const char *file);
+uint32_t hmplace_name_hash(const char *hmplace_file);
 
 /* The kind a context site allocates in now, from its table (the text of
  * HMPLACE_BY_CALLERS's arguments; HmPlace.so passes the same text). Counts
  * the object for the per-entry report. */
-enum hmplace_kind hmplace_ctx_kind(const char *table);
+enum hmplace_kind hmplace_ctx_kind(const char *hmplace_table);
 #define HMPLACE_BY_CALLERS(...) hmplace_ctx_kind(#__VA_ARGS__)
 
 /* Out-of-line noting, for the portable forms: push a frame and return the
  * depth to restore; restore a depth (and return it); pop the frame of a call
  * that has run and pass its value on. */
-uint32_t hmplace_ctx_enter(uint64_t frame);
-uint32_t hmplace_ctx_leave(uint32_t depth);
-void *hmplace_ctx_pass_ptr(void *value);
-long long hmplace_ctx_pass_ll(long long value);
-unsigned long long hmplace_ctx_pass_ull(unsigned long long value);
-double hmplace_ctx_pass_double(double value);
-long double hmplace_ctx_pass_ldouble(long double value);
+uint32_t hmplace_ctx_enter(uint64_t hmplace_frame);
+uint32_t hmplace_ctx_leave(uint32_t hmplace_depth);
+void *hmplace_ctx_pass_ptr(void *hmplace_value);
+long long hmplace_ctx_pass_ll(long long hmplace_value);
+unsigned long long hmplace_ctx_pass_ull(unsigned long long hmplace_value);
+double hmplace_ctx_pass_double(double hmplace_value);
+long double hmplace_ctx_pass_ldouble(long double hmplace_value);
 
 #define HMPLACE_CAT2_(a, b) a##b
 #define HMPLACE_CAT_(a, b) HMPLACE_CAT2_(a, b)
@@ -298,52 +328,55 @@ long double hmplace_ctx_pass_ldouble(long double value);
 #define HMPLACE_UNIQUE_ __LINE__
 #endif
 #if defined(__GNUC__)
-#define HMPLACE_UNUSED_ __attribute__((unused))
+#define HMPLACE_UNUSED_ __attribute__((__unused__))
 #else
 #define HMPLACE_UNUSED_
 #endif
 
 /* The shadow stack (HmPlace.so writes the same layout in IR). */
 struct hmplace_ctx_stack {
-  uint32_t depth; /* may exceed HMPLACE_CTX_CAP: deeper ids are not kept */
-  uint32_t reserved;
-  uint64_t ids[HMPLACE_CTX_CAP + 1]; /* the last one absorbs overflow */
+  uint32_t
+      hmplace_depth; /* may exceed HMPLACE_CTX_CAP: deeper ids are not kept */
+  uint32_t hmplace_reserved;
+  uint64_t hmplace_ids[HMPLACE_CTX_CAP + 1]; /* the last one absorbs overflow */
 };
 
 #if defined(__GNUC__)
 extern __thread struct hmplace_ctx_stack hmplace_ctx_tls
-    __attribute__((tls_model("initial-exec")));
+    __attribute__((__tls_model__("initial-exec")));
 
 /* Push a frame id; returns the depth to restore after the call. */
-static __inline__ uint32_t hmplace_ctx_push(uint64_t id) {
-  uint32_t d = hmplace_ctx_tls.depth;
-  hmplace_ctx_tls.ids[d < HMPLACE_CTX_CAP ? d : HMPLACE_CTX_CAP] = id;
-  hmplace_ctx_tls.depth = d + 1;
-  return d;
+static __inline__ uint32_t hmplace_ctx_push(uint64_t hmplace_id) {
+  uint32_t hmplace_d = hmplace_ctx_tls.hmplace_depth;
+  hmplace_ctx_tls
+      .hmplace_ids[hmplace_d < HMPLACE_CTX_CAP ? hmplace_d : HMPLACE_CTX_CAP] =
+      hmplace_id;
+  hmplace_ctx_tls.hmplace_depth = hmplace_d + 1;
+  return hmplace_d;
 }
-static __inline__ uint32_t hmplace_ctx_restore(uint32_t depth) {
-  hmplace_ctx_tls.depth = depth;
-  return depth;
+static __inline__ uint32_t hmplace_ctx_restore(uint32_t hmplace_depth) {
+  hmplace_ctx_tls.hmplace_depth = hmplace_depth;
+  return hmplace_depth;
 }
 /* GNU C cleanup handler: restores the depth when a scope ends. */
-static __inline__ void hmplace_ctx_cleanup(uint32_t *depth) {
-  hmplace_ctx_tls.depth = *depth;
+static __inline__ void hmplace_ctx_cleanup(uint32_t *hmplace_depth) {
+  hmplace_ctx_tls.hmplace_depth = *hmplace_depth;
 }
 
 /* HmPlace.so decides small context sites inline and leaves the site and the
  * entry chosen (an index into the table's entries, -1 for none) here; the
  * placed entry point that follows counts them for the per-entry report. */
 struct hmplace_ctx_chosen {
-  const char *site;
-  int32_t choice;
+  const char *hmplace_site;
+  int32_t hmplace_choice;
 };
 extern __thread struct hmplace_ctx_chosen hmplace_ctx_chosen
-    __attribute__((tls_model("initial-exec")));
+    __attribute__((__tls_model__("initial-exec")));
 #endif
 
 /* Make sites known at start-up, so that the report can name plan entries
  * whose allocations never ran. */
-void hmplace_ctx_register(const char *const *sites, size_t n);
+void hmplace_ctx_register(const char *const *hmplace_sites, size_t hmplace_n);
 
 #if defined(__cplusplus)
 #if __cplusplus >= 201402L
@@ -351,56 +384,55 @@ void hmplace_ctx_register(const char *const *sites, size_t n);
 #else
 #define HMPLACE_LAMBDA_RET_(...) ->decltype(__VA_ARGS__)
 #endif
-#define HMPLACE_CALLER(frame, ...)                                            \
-  ([&]() HMPLACE_LAMBDA_RET_(__VA_ARGS__) {                                   \
-    ::hmplace::caller_guard hmplace_guard_(frame);                            \
-    return __VA_ARGS__;                                                       \
+#define HMPLACE_CALLER(frame, ...)                                             \
+  ([&]() HMPLACE_LAMBDA_RET_(__VA_ARGS__) {                                    \
+    ::hmplace::hmplace_caller_guard hmplace_guard_(frame);                     \
+    return __VA_ARGS__;                                                        \
   }())
-#define HMPLACE_CALLER_STMT(frame, ...)                                       \
-  do {                                                                        \
-    ::hmplace::caller_guard hmplace_guard_(frame);                            \
-    __VA_ARGS__;                                                              \
+#define HMPLACE_CALLER_STMT(frame, ...)                                        \
+  do {                                                                         \
+    ::hmplace::hmplace_caller_guard hmplace_guard_(frame);                     \
+    __VA_ARGS__;                                                               \
   } while (0)
 #define HMPLACE_CALLER_DECL(frame, ...)                                       \
   HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)
-#define HMPLACE_CALLER_DECL_(n, frame, ...)                                   \
-  ::hmplace::caller_guard HMPLACE_CAT_(hmplace_guard_, n)(frame);             \
-  __VA_ARGS__;                                                                \
-  ::hmplace::caller_end HMPLACE_CAT_(hmplace_end_, n)(                        \
+#define HMPLACE_CALLER_DECL_(n, frame, ...)                                    \
+  ::hmplace::hmplace_caller_guard HMPLACE_CAT_(hmplace_guard_, n)(frame);      \
+  __VA_ARGS__;                                                                 \
+  ::hmplace::hmplace_caller_end HMPLACE_CAT_(hmplace_end_, n)(                 \
       HMPLACE_CAT_(hmplace_guard_, n))
-#define HMPLACE_CALLER_BLOCK(frame)                                           \
-  ::hmplace::caller_guard hmplace_block_guard_(frame)
-#define HMPLACE_CALLER_BLOCK_END(frame) hmplace_block_guard_.leave()
+#define HMPLACE_CALLER_BLOCK(frame)                                            \
+  ::hmplace::hmplace_caller_guard hmplace_block_guard_(frame)
+#define HMPLACE_CALLER_BLOCK_END(frame) hmplace_block_guard_.hmplace_leave()
 /* A member's constructor in a constructor's initializer list:
  *   Mesh(size_t n) : x((HMPLACE_CALLER_INIT(HMPLACE_AT(9, 22)), n)) {}
  * the guard is a temporary of the mem-initializer's full-expression, which
  * ends when the member is constructed. */
-#define HMPLACE_CALLER_INIT(frame) (void)::hmplace::caller_guard(frame)
+#define HMPLACE_CALLER_INIT(frame) (void)::hmplace::hmplace_caller_guard(frame)
 #elif defined(__GNUC__) && !defined(HMPLACE_PORTABLE)
-#define HMPLACE_CALLER(frame, ...)                                            \
-  (__extension__({                                                            \
-    __attribute__((cleanup(hmplace_ctx_cleanup)))                             \
-    uint32_t hmplace_depth_ = hmplace_ctx_push(frame);                        \
-    __VA_ARGS__;                                                              \
+/* A depth restored when its scope ends (the GNU cleanup attribute). */
+#define HMPLACE_RESTORED_                                                      \
+  __attribute__((__cleanup__(hmplace_ctx_cleanup), __unused__)) uint32_t
+#define HMPLACE_CALLER(frame, ...)                                             \
+  (__extension__({                                                             \
+    HMPLACE_RESTORED_ hmplace_depth_ = hmplace_ctx_push(frame);                \
+    __VA_ARGS__;                                                               \
   }))
-#define HMPLACE_CALLER_STMT(frame, ...)                                       \
-  do {                                                                        \
-    __attribute__((cleanup(hmplace_ctx_cleanup)))                             \
-    uint32_t hmplace_depth_ = hmplace_ctx_push(frame);                        \
-    __VA_ARGS__;                                                              \
+#define HMPLACE_CALLER_STMT(frame, ...)                                        \
+  do {                                                                         \
+    HMPLACE_RESTORED_ hmplace_depth_ = hmplace_ctx_push(frame);                \
+    __VA_ARGS__;                                                               \
   } while (0)
-#define HMPLACE_CALLER_DECL(frame, ...)                                       \
+#define HMPLACE_CALLER_DECL(frame, ...)                                        \
   HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)
-#define HMPLACE_CALLER_DECL_(n, frame, ...)                                   \
-  __attribute__((cleanup(hmplace_ctx_cleanup), unused))                       \
-  uint32_t HMPLACE_CAT_(hmplace_depth_, n) = hmplace_ctx_push(frame);         \
-  __VA_ARGS__;                                                                \
-  __attribute__((unused)) uint32_t HMPLACE_CAT_(hmplace_done_, n) =           \
+#define HMPLACE_CALLER_DECL_(n, frame, ...)                                    \
+  HMPLACE_RESTORED_ HMPLACE_CAT_(hmplace_depth_, n) = hmplace_ctx_push(frame); \
+  __VA_ARGS__;                                                                 \
+  __attribute__((__unused__)) uint32_t HMPLACE_CAT_(hmplace_done_, n) =        \
       hmplace_ctx_restore(HMPLACE_CAT_(hmplace_depth_, n))
-#define HMPLACE_CALLER_BLOCK(frame)                                           \
-  __attribute__((cleanup(hmplace_ctx_cleanup)))                               \
-  uint32_t hmplace_block_depth_ = hmplace_ctx_push(frame)
-#define HMPLACE_CALLER_BLOCK_END(frame)                                       \
+#define HMPLACE_CALLER_BLOCK(frame)                                            \
+  HMPLACE_RESTORED_ hmplace_block_depth_ = hmplace_ctx_push(frame)
+#define HMPLACE_CALLER_BLOCK_END(frame)                                        \
   hmplace_ctx_restore(hmplace_block_depth_)
 #else
 /* Portable C. The value passes through a function that restores the stack
@@ -456,9 +488,10 @@ void hmplace_ctx_register(const char *const *sites, size_t n);
 /* libhmplace-cxx.so (containers.cpp): arm the calling thread's operator new
  * with a container table, returning the one it replaces; restore that one.
  * The symbols' names say what a link without the library lacks. */
-extern "C" const char *hmplace_containers_enter(const char *table) __asm__(
+extern "C" const char *
+hmplace_containers_enter(const char *hmplace_table) __asm__(
     "hmplace_containers_enter__link_with_lhmplace_cxx");
-extern "C" void hmplace_containers_exit(const char *previous) __asm__(
+extern "C" void hmplace_containers_exit(const char *hmplace_previous) __asm__(
     "hmplace_containers_exit__link_with_lhmplace_cxx");
 
 namespace hmplace {
@@ -469,56 +502,60 @@ namespace hmplace {
  *       "std::allocator", (HMPLACE_HBW, "mesh.cpp:19"), HMPLACE_HEAP),
  *       m.x.resize(n));
  * Needs -lhmplace-cxx. */
-struct containers_frame {
-  uint64_t frame;
-  const char *table;
+struct hmplace_containers_frame {
+  uint64_t hmplace_frame;
+  const char *hmplace_table;
 };
-#define HMPLACE_CONTAINERS(frame, ...)                                        \
-  (::hmplace::containers_frame{(frame), #__VA_ARGS__})
+#define HMPLACE_CONTAINERS(frame, ...)                                         \
+  (::hmplace::hmplace_containers_frame{(frame), #__VA_ARGS__})
 
 /* HMPLACE_CALLER's C++ form: a frame noted while the guard lives (also when
  * an exception leaves the wrapped call). */
-class caller_guard {
+class hmplace_caller_guard {
 public:
-  explicit caller_guard(uint64_t frame)
-      : depth_(enter(frame)), previous_(0), disarm_(0), left_(false) {}
+  explicit hmplace_caller_guard(uint64_t hmplace_frame)
+      : hmplace_saved_depth_(hmplace_enter(hmplace_frame)),
+        hmplace_previous_(0), hmplace_disarm_(0), hmplace_left_(false) {}
   /* Only code that uses HMPLACE_CONTAINERS refers to libhmplace-cxx. */
-  explicit caller_guard(const containers_frame &f)
-      : depth_(enter(f.frame)), previous_(hmplace_containers_enter(f.table)),
-        disarm_(&hmplace_containers_exit), left_(false) {}
-  ~caller_guard() { leave(); }
-  void leave() {
-    if (left_)
+  explicit hmplace_caller_guard(const hmplace_containers_frame &hmplace_f)
+      : hmplace_saved_depth_(hmplace_enter(hmplace_f.hmplace_frame)),
+        hmplace_previous_(hmplace_containers_enter(hmplace_f.hmplace_table)),
+        hmplace_disarm_(&hmplace_containers_exit), hmplace_left_(false) {}
+  ~hmplace_caller_guard() { hmplace_leave(); }
+  void hmplace_leave() {
+    if (hmplace_left_)
       return;
-    left_ = true;
-    if (disarm_)
-      disarm_(previous_);
+    hmplace_left_ = true;
+    if (hmplace_disarm_)
+      hmplace_disarm_(hmplace_previous_);
 #if defined(__GNUC__)
-    hmplace_ctx_restore(depth_);
+    hmplace_ctx_restore(hmplace_saved_depth_);
 #else
-    hmplace_ctx_leave(depth_);
+    hmplace_ctx_leave(hmplace_saved_depth_);
 #endif
   }
 
 private:
-  caller_guard(const caller_guard &);
-  caller_guard &operator=(const caller_guard &);
-  static uint32_t enter(uint64_t frame) {
+  hmplace_caller_guard(const hmplace_caller_guard &);
+  hmplace_caller_guard &operator=(const hmplace_caller_guard &);
+  static uint32_t hmplace_enter(uint64_t hmplace_frame) {
 #if defined(__GNUC__)
-    return hmplace_ctx_push(frame);
+    return hmplace_ctx_push(hmplace_frame);
 #else
-    return hmplace_ctx_enter(frame);
+    return hmplace_ctx_enter(hmplace_frame);
 #endif
   }
-  uint32_t depth_;
-  const char *previous_;
-  void (*disarm_)(const char *);
-  bool left_;
+  uint32_t hmplace_saved_depth_;
+  const char *hmplace_previous_;
+  void (*hmplace_disarm_)(const char *);
+  bool hmplace_left_;
 };
 /* HMPLACE_CALLER_DECL's end: the declaration it wraps is complete. */
-class caller_end {
+class hmplace_caller_end {
 public:
-  explicit caller_end(caller_guard &g) { g.leave(); }
+  explicit hmplace_caller_end(hmplace_caller_guard &hmplace_g) {
+    hmplace_g.hmplace_leave();
+  }
 };
 
 #if __cplusplus >= 201402L
@@ -529,38 +566,48 @@ public:
  *   double *a = HMPLACE_CALL(HMPLACE_AT(11, 15), work)(make(n));
  *   HMPLACE_BINARY(HMPLACE_AT(9, 8), m[k], =, make(n));
  * The arguments are forwarded unchanged (C++14: a generic lambda). */
-template <class Frame, class F> class noted_callable {
+template <class HmplaceFrame_, class HmplaceF_> class hmplace_noted_callable {
 public:
-  noted_callable(Frame frame, F f) : frame_(frame), f_(f) {}
-  template <class... A> decltype(auto) operator()(A &&...a) {
-    caller_guard g(frame_);
-    return f_(static_cast<A &&>(a)...);
+  hmplace_noted_callable(HmplaceFrame_ hmplace_frame, HmplaceF_ hmplace_f)
+      : hmplace_frame_(hmplace_frame), hmplace_f_(hmplace_f) {}
+  template <class... HmplaceA_>
+  decltype(auto) operator()(HmplaceA_ &&...hmplace_a) {
+    hmplace_caller_guard hmplace_g(hmplace_frame_);
+    return hmplace_f_(static_cast<HmplaceA_ &&>(hmplace_a)...);
   }
 
 private:
-  Frame frame_;
-  F f_;
+  HmplaceFrame_ hmplace_frame_;
+  HmplaceF_ hmplace_f_;
 };
-template <class Frame, class F>
-noted_callable<Frame, F> noted(Frame frame, F f) {
-  return noted_callable<Frame, F>(frame, f);
+template <class HmplaceFrame_, class HmplaceF_>
+hmplace_noted_callable<HmplaceFrame_, HmplaceF_>
+hmplace_noted(HmplaceFrame_ hmplace_frame, HmplaceF_ hmplace_f) {
+  return hmplace_noted_callable<HmplaceFrame_, HmplaceF_>(hmplace_frame,
+                                                          hmplace_f);
 }
-template <class Frame, class F, class L, class R>
-decltype(auto) noted_binary(Frame frame, F f, L &&l, R &&r) {
-  caller_guard g(frame);
-  return f(static_cast<L &&>(l), static_cast<R &&>(r));
+template <class HmplaceFrame_, class HmplaceF_, class HmplaceL_,
+          class HmplaceR_>
+decltype(auto) hmplace_noted_binary(HmplaceFrame_ hmplace_frame,
+                                    HmplaceF_ hmplace_f, HmplaceL_ &&hmplace_l,
+                                    HmplaceR_ &&hmplace_r) {
+  hmplace_caller_guard hmplace_g(hmplace_frame);
+  return hmplace_f(static_cast<HmplaceL_ &&>(hmplace_l),
+                   static_cast<HmplaceR_ &&>(hmplace_r));
 }
-#define HMPLACE_CALL(frame, ...)                                              \
-  ::hmplace::noted((frame), [&](auto &&...hmplace_a_) -> decltype(auto) {     \
-    return __VA_ARGS__(static_cast<decltype(hmplace_a_) &&>(hmplace_a_)...);  \
-  })
-#define HMPLACE_BINARY(frame, l, op, ...)                                     \
-  ::hmplace::noted_binary(                                                    \
-      (frame),                                                                \
-      [](auto &&hmplace_l_, auto &&hmplace_r_) -> decltype(auto) {           \
-        return static_cast<decltype(hmplace_l_) &&>(hmplace_l_)               \
-            op static_cast<decltype(hmplace_r_) &&>(hmplace_r_);              \
-      },                                                                      \
+#define HMPLACE_CALL(frame, ...)                                               \
+  ::hmplace::hmplace_noted(                                                    \
+      (frame), [&](auto &&...hmplace_a_) -> decltype(auto) {                   \
+        return __VA_ARGS__(                                                    \
+            static_cast<decltype(hmplace_a_) &&>(hmplace_a_)...);              \
+      })
+#define HMPLACE_BINARY(frame, l, op, ...)                                      \
+  ::hmplace::hmplace_noted_binary(                                             \
+      (frame),                                                                 \
+      [](auto &&hmplace_l_, auto &&hmplace_r_) -> decltype(auto) {             \
+        return static_cast<decltype(hmplace_l_) &&>(hmplace_l_)                \
+            op static_cast<decltype(hmplace_r_) &&>(hmplace_r_);               \
+      },                                                                       \
       l, __VA_ARGS__)
 #endif
 } // namespace hmplace
@@ -569,32 +616,37 @@ decltype(auto) noted_binary(Frame frame, F f, L &&l, R &&r) {
  * Over-aligned types get the align_val_t forms automatically. The matching
  * placement deletes run only if a constructor throws; ordinary `delete p`
  * works through libhmplace.so's replacement of operator delete. */
-void *operator new(std::size_t n, hmplace_kind k);
-void *operator new[](std::size_t n, hmplace_kind k);
-void *operator new(std::size_t n, hmplace_kind k,
+void *operator new(std::size_t hmplace_n, hmplace_kind hmplace_k);
+void *operator new[](std::size_t hmplace_n, hmplace_kind hmplace_k);
+void *operator new(std::size_t hmplace_n, hmplace_kind hmplace_k,
                    const std::nothrow_t &) noexcept;
-void *operator new[](std::size_t n, hmplace_kind k,
+void *operator new[](std::size_t hmplace_n, hmplace_kind hmplace_k,
                      const std::nothrow_t &) noexcept;
-void operator delete(void *p, hmplace_kind k) noexcept;
-void operator delete[](void *p, hmplace_kind k) noexcept;
-void operator delete(void *p, hmplace_kind k, const std::nothrow_t &) noexcept;
-void operator delete[](void *p, hmplace_kind k,
+void operator delete(void *hmplace_p, hmplace_kind hmplace_k) noexcept;
+void operator delete[](void *hmplace_p, hmplace_kind hmplace_k) noexcept;
+void operator delete(void *hmplace_p, hmplace_kind hmplace_k,
+                     const std::nothrow_t &) noexcept;
+void operator delete[](void *hmplace_p, hmplace_kind hmplace_k,
                        const std::nothrow_t &) noexcept;
 /* Over-aligned forms: std::align_val_t exists from C++17 (or -faligned-new);
  * before that, over-aligned types do not get aligned operator new anyway. */
 #ifdef __cpp_aligned_new
-void *operator new(std::size_t n, std::align_val_t a, hmplace_kind k);
-void *operator new[](std::size_t n, std::align_val_t a, hmplace_kind k);
-void *operator new(std::size_t n, std::align_val_t a, hmplace_kind k,
-                   const std::nothrow_t &) noexcept;
-void *operator new[](std::size_t n, std::align_val_t a, hmplace_kind k,
-                     const std::nothrow_t &) noexcept;
-void operator delete(void *p, std::align_val_t a, hmplace_kind k) noexcept;
-void operator delete[](void *p, std::align_val_t a, hmplace_kind k) noexcept;
-void operator delete(void *p, std::align_val_t a, hmplace_kind k,
-                     const std::nothrow_t &) noexcept;
-void operator delete[](void *p, std::align_val_t a, hmplace_kind k,
-                       const std::nothrow_t &) noexcept;
+void *operator new(std::size_t hmplace_n, std::align_val_t hmplace_a,
+                   hmplace_kind hmplace_k);
+void *operator new[](std::size_t hmplace_n, std::align_val_t hmplace_a,
+                     hmplace_kind hmplace_k);
+void *operator new(std::size_t hmplace_n, std::align_val_t hmplace_a,
+                   hmplace_kind hmplace_k, const std::nothrow_t &) noexcept;
+void *operator new[](std::size_t hmplace_n, std::align_val_t hmplace_a,
+                     hmplace_kind hmplace_k, const std::nothrow_t &) noexcept;
+void operator delete(void *hmplace_p, std::align_val_t hmplace_a,
+                     hmplace_kind hmplace_k) noexcept;
+void operator delete[](void *hmplace_p, std::align_val_t hmplace_a,
+                       hmplace_kind hmplace_k) noexcept;
+void operator delete(void *hmplace_p, std::align_val_t hmplace_a,
+                     hmplace_kind hmplace_k, const std::nothrow_t &) noexcept;
+void operator delete[](void *hmplace_p, std::align_val_t hmplace_a,
+                       hmplace_kind hmplace_k, const std::nothrow_t &) noexcept;
 #endif
 #endif
 

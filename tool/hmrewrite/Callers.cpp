@@ -839,14 +839,16 @@ bool CallerRecorder::isCandidate() const {
     return false;
   // The runtime's own calls are never callers: its functions, hmplace.h's
   // helpers, and the lambdas its macros make.
+  // (An earlier HMPLACE_BINARY's operator call is in a generic lambda the
+  // walk does not instantiate: its hmplace_noted_binary call stands for it.)
+  if (Wrapped && Callee && Callee->getIdentifier() &&
+      Callee->getName() == "hmplace_noted_binary" &&
+      isRuntimeHelper(Callee, SM))
+    return true;
   if (Callee && Callee->getIdentifier() &&
       Callee->getName().starts_with("hmplace_"))
     return false;
-  // (An earlier HMPLACE_BINARY's operator call is in a generic lambda the
-  // walk does not instantiate: its noted_binary call stands for it.)
-  return !(Callee && isRuntimeHelper(Callee, SM) &&
-           !(Wrapped && Callee->getIdentifier() &&
-             Callee->getName() == "noted_binary"));
+  return !(Callee && isRuntimeHelper(Callee, SM));
 }
 
 /// The record's key: where debug info puts the call, as HmPlace.so keys it
