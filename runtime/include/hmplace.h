@@ -213,6 +213,9 @@ void hmplace_scope_exit(void);
  *       the same for an expression statement or a statement-like macro use
  *   HMPLACE_CALLER_DECL(HMPLACE_AT(25, 3), DECLARE_ARRAY(A, n, m));
  *       the same for a declaration; the names it declares stay in scope
+ *   HMPLACE_CALLER_STMTS(HMPLACE_AT(26, 3), DECL_ARRAY(A, n))
+ *       the same for a macro use that writes its own last ';' and has
+ *       none after it (`#define DECL_ARRAY(v, n) double *v; v = ...;`)
  *   Mesh(size_t n) : x((HMPLACE_CALLER_INIT(HMPLACE_AT(9, 22)), n)) {}
  *       (C++) a member's constructor, noted while the member is built
  *   #pragma omp parallel
@@ -478,6 +481,10 @@ void hmplace_ctx_register(const char *const *hmplace_sites, size_t hmplace_n);
   uint32_t hmplace_block_depth_ = hmplace_ctx_enter(frame)
 #define HMPLACE_CALLER_BLOCK_END(frame) hmplace_ctx_leave(hmplace_block_depth_)
 #endif
+/* A macro use that ends its statement itself: its own ';' last, none after
+ * the use. */
+#define HMPLACE_CALLER_STMTS(frame, ...)                                       \
+  HMPLACE_CALLER_DECL(frame, __VA_ARGS__);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -42,11 +42,14 @@ struct NoteSite {
   /// `HMPLACE_CALL(frame, ` at NoteBegin (the callee), `)` at NoteEnd (its
   /// end), the argument list as written after it. NoteBinary (C++14): an
   /// operator call `l OP r` as `HMPLACE_BINARY(frame, l, OP, r)`: commas at
-  /// LhsEnd and OpEnd, `)` at NoteEnd.
+  /// LhsEnd and OpEnd, `)` at NoteEnd. NoteStmts: as NoteDecl, for a
+  /// macro use that writes its own last ';' and has none after it
+  /// (HMPLACE_CALLER_STMTS, which ends the statement itself).
   enum NoteForm {
     NoteExpr,
     NoteStmt,
     NoteDecl,
+    NoteStmts,
     NoteBlock,
     NoteInit,
     NoteCall,

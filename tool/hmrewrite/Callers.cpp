@@ -108,6 +108,8 @@ std::optional<Wrapper> parseWrapper(StringRef Buf, unsigned Offset,
     W.Form = NoteSite::NoteStmt;
   else if (Name == CallerDeclMacro)
     W.Form = NoteSite::NoteDecl;
+  else if (Name == CallerStmtsMacro)
+    W.Form = NoteSite::NoteStmts;
   else if (Name == CallerInitMacro)
     W.Form = NoteSite::NoteInit;
   else if (Name == CallMacro)
@@ -469,7 +471,7 @@ static bool isCallerWrapperUse(SourceManager &SM, SourceLocation Use) {
     return true;
   return Rest.consume_front(CallerMacro) &&
          (Rest.starts_with("(") || Rest.starts_with("_STMT(") ||
-          Rest.starts_with("_DECL("));
+          Rest.starts_with("_DECL(") || Rest.starts_with("_STMTS("));
 }
 
 /// The previous hmrewrite's caller wrapper around the text [UseBegin,
@@ -752,6 +754,13 @@ private:
   bool nextTokenIsSemi() const {
     std::optional<Token> T = Lexer::findNextToken(Use.getEnd(), SM, LO);
     return T && T->is(tok::semi);
+  }
+  /// A statement that ends inside the macro use, before the ';' the macro
+  /// writes itself (`#define DECL(v, n) double *v; v = alloc(n);`): what
+  /// follows it there is that ';', no other statement begins in the use.
+  bool endsInsideUse(const Stmt *St) const {
+    SourceLocation End = St->getEndLoc();
+    return End.isMacroID() && inside(SourceRange(End, End));
   }
   /// A declaration that a macro use begins ends at the ';' written after it.
   bool endsAtSemi(const Stmt *St) const {
@@ -1070,10 +1079,10 @@ const Stmt *CallerRecorder::formForNode(const DynTypedNode &Node,
     if (!DS || G.empty() || !G[0].get<CompoundStmt>())
       N.NoteProblem = "its macro use declares a variable outside a block "
                       "(a for statement's, say), where no note can go";
-    else if (!nextTokenIsSemi() ||
-             SM.getExpansionLoc(DS->getBeginLoc()) != Use.getBegin())
+    else if (SM.getExpansionLoc(DS->getBeginLoc()) != Use.getBegin() ||
+             (!nextTokenIsSemi() && !endsInsideUse(DS)))
       N.NoteProblem = "its macro use is only part of a declaration";
-    N.Form = NoteSite::NoteDecl;
+    N.Form = nextTokenIsSemi() ? NoteSite::NoteDecl : NoteSite::NoteStmts;
     return G.empty() ? nullptr : G[0].get<CompoundStmt>();
   }
   if (!WholeUse) {
@@ -1088,12 +1097,12 @@ const Stmt *CallerRecorder::formForNode(const DynTypedNode &Node,
     if (Sts.empty() ||
         !Lexer::isAtStartOfMacroExpansion(Sts.front()->getBeginLoc(), SM, LO) ||
         !(Lexer::isAtEndOfMacroExpansion(Sts.back()->getEndLoc(), SM, LO) ||
-          endsAtSemi(Sts.back())))
+          endsAtSemi(Sts.back()) || endsInsideUse(Sts.back())))
       N.NoteProblem = "its macro use expands to more than one expression or "
                       "statement";
-    else if (!nextTokenIsSemi())
+    else if (!nextTokenIsSemi() && !endsInsideUse(Sts.back()))
       N.NoteProblem = "its macro use ends a statement without a ';'";
-    N.Form = NoteSite::NoteDecl;
+    N.Form = nextTokenIsSemi() ? NoteSite::NoteDecl : NoteSite::NoteStmts;
     return Parent.get<CompoundStmt>();
   }
   if (const auto *E = Node.get<Expr>();
@@ -1110,8 +1119,14 @@ const Stmt *CallerRecorder::formForNode(const DynTypedNode &Node,
     return E;
   }
   if (const Stmt *St = Node.get<Stmt>()) {
-    N.Form = NoteSite::NoteStmt;
-    if (!nextTokenIsSemi())
+    // A macro use that writes its own ';' (`#define DECL(v, n) double *v =
+    // alloc(n);`) may have none after it; a declaration keeps its names in
+    // scope.
+    bool Semi = nextTokenIsSemi();
+    N.Form = !Semi              ? NoteSite::NoteStmts
+             : isa<DeclStmt>(St) ? NoteSite::NoteDecl
+                                 : NoteSite::NoteStmt;
+    if (!Semi && !endsInsideUse(St))
       N.NoteProblem = "its macro use ends a statement without a ';'";
     return St;
   }
@@ -1128,7 +1143,8 @@ void CallerRecorder::checkEvaluated(const Stmt *Evaluated,
   // A block stands for its statements written in the macro use.
   SmallVector<const Stmt *, 4> Run;
   if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Evaluated);
-      CS && R.note().Form == NoteSite::NoteDecl) {
+      CS && (R.note().Form == NoteSite::NoteDecl ||
+             R.note().Form == NoteSite::NoteStmts)) {
     for (const Stmt *St : CS->body())
       if (begins(St))
         Run.push_back(St);

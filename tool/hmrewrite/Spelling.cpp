@@ -38,6 +38,7 @@ std::string wrapperPrefix(NoteSite::NoteForm F, StringRef Arg) {
   if (F == NoteSite::NoteInit) // around a mem-initializer's first argument
     return (Twine("(") + CallerInitMacro + "(" + Arg + "), ").str();
   StringRef Macro = F == NoteSite::NoteDecl     ? CallerDeclMacro
+                    : F == NoteSite::NoteStmts  ? CallerStmtsMacro
                     : F == NoteSite::NoteStmt   ? CallerStmtMacro
                     : F == NoteSite::NoteCall   ? CallMacro
                     : F == NoteSite::NoteBinary ? BinaryMacro

@@ -26,6 +26,7 @@ inline constexpr llvm::StringLiteral HereMacro = "HMPLACE_AT";
 inline constexpr llvm::StringLiteral CallerMacro = "HMPLACE_CALLER";
 inline constexpr llvm::StringLiteral CallerStmtMacro = "HMPLACE_CALLER_STMT";
 inline constexpr llvm::StringLiteral CallerDeclMacro = "HMPLACE_CALLER_DECL";
+inline constexpr llvm::StringLiteral CallerStmtsMacro = "HMPLACE_CALLER_STMTS";
 inline constexpr llvm::StringLiteral CallerInitMacro = "HMPLACE_CALLER_INIT";
 inline constexpr llvm::StringLiteral CallMacro = "HMPLACE_CALL";
 inline constexpr llvm::StringLiteral BinaryMacro = "HMPLACE_BINARY";
