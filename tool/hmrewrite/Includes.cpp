@@ -25,8 +25,12 @@
 // rewrite would move it: where the place above joins a block of includes
 // out of order, a line of its own where it sorts in that block, with `#line`
 // after it (which also ends the block there) -- never before the file's
-// first include when that is a quoted one (a "config.h"), and not in a block
-// the tree keeps unsorted.
+// first include when that is a quoted one (a "config.h"). Nor in a block the
+// tree keeps unsorted (`git clang-format` would sort the program's includes
+// with it): then the first place by the rules above that joins no block, or
+// a line of its own after the block with a comment line before it (which
+// ends the block in every style; a blank line does not where includes are
+// regrouped) and `#line` after it.
 // "The last include" is the last one before the first edit at file scope;
 // one inside a conditional block stands for the block's #endif line. A
 // header's include guard is no conditional block; the include goes inside
@@ -142,8 +146,67 @@ static unsigned codeBoundary(StringRef Text, bool FromBack) {
   return unsigned(T.size());
 }
 
+/// The line that keeps the include apart from a block of the program's
+/// includes when nothing else can (a blank line does not end a block in
+/// styles that regroup includes).
+static constexpr llvm::StringLiteral ApartComment =
+    "/* HmPlace's runtime, apart from the includes above */";
+
+/// Rule 4: a line of its own, `#line` after it giving the lines below their
+/// old numbers: at \p Anchor; where that does not fit (\p Fits), line by
+/// line after it at file scope (\p Open), before the line, or else with a
+/// comment line before it, which ends the block of includes above in every
+/// style (a blank line does not where a style regroups includes), on a
+/// blank line, which it takes, or before the line.
+static IncludeEdit ownLineEdit(StringRef Text, ArrayRef<TextLine> Lines,
+                               size_t K, unsigned Anchor, unsigned FirstEdit,
+                               function_ref<bool(const TextLine &)> AtFileScope,
+                               function_ref<bool(unsigned)> Open,
+                               function_ref<bool(const IncludeEdit &)> Fits) {
+  static constexpr llvm::StringLiteral Include = "#include <hmplace.h>";
+  StringRef EOL = Text.contains("\r\n") ? "\r\n" : "\n";
+  auto LineNoAt = [&](unsigned At) {
+    unsigned LineNo = 1; // a BOM is no line
+    for (size_t I = 0; I < Lines.size() && Lines[I].Next <= At; ++I)
+      ++LineNo;
+    return LineNo;
+  };
+  auto Insert = [&](unsigned At, bool Apart) {
+    std::string Before =
+        At > 0 && At == Text.size() && Text.back() != '\n' ? EOL.str() : "";
+    if (Apart)
+      Before += (ApartComment + EOL).str();
+    return IncludeEdit{
+        At, 0,
+        (Before + Include + EOL + "#line " + Twine(LineNoAt(At)) + EOL).str()};
+  };
+  IncludeEdit AtAnchor = Insert(Anchor, false);
+  if (!Fits || Fits(AtAnchor))
+    return AtAnchor;
+  for (size_t J = K; J < Lines.size() && Lines[J].Begin <= FirstEdit; ++J) {
+    const TextLine &L = Lines[J];
+    if (!Open(L.Begin))
+      continue;
+    if (L.Begin != Anchor) {
+      IncludeEdit E = Insert(L.Begin, false);
+      if (Fits(E))
+        return E;
+    }
+    IncludeEdit E = Insert(L.Begin, true);
+    if (AtFileScope(L)) // the comment takes the blank line
+      E = IncludeEdit{L.Begin, L.End - L.Begin,
+                      (ApartComment + EOL + Include + EOL + "#line " +
+                       Twine(LineNoAt(L.Begin) + 1))
+                          .str()};
+    if (Fits(E))
+      return E;
+  }
+  return AtAnchor;
+}
+
 IncludeEdit runtimeIncludeEdit(StringRef Text, const FileLayout &Layout,
-                               unsigned FirstEdit) {
+                               unsigned FirstEdit,
+                               function_ref<bool(const IncludeEdit &)> Fits) {
   static constexpr llvm::StringLiteral Include = "#include <hmplace.h>";
   // Only the lines up to the first edit can take the include (a site-dense
   // file is 50k lines, its first edit near the top).
@@ -207,6 +270,7 @@ IncludeEdit runtimeIncludeEdit(StringRef Text, const FileLayout &Layout,
   auto Replace = [&](const TextLine &L) {
     return IncludeEdit{L.Begin, L.End - L.Begin, Include.str()};
   };
+  auto FitsAt = [&](const TextLine &L) { return !Fits || Fits(Replace(L)); };
   unsigned FirstInclude = Anchor;
   for (const auto &[B, E] : Layout.Includes)
     if (B >= Start && E <= Anchor && !InRanges(B, Layout.Decls, true))
@@ -217,26 +281,23 @@ IncludeEdit runtimeIncludeEdit(StringRef Text, const FileLayout &Layout,
                   Text.slice(Anchor, Lines[K].Begin).trim().empty();
   bool Separated = AtAnchor && FirstInclude < Anchor;
   if (AtAnchor &&
-      (!Separated || (K + 1 < Lines.size() && AtFileScope(Lines[K + 1]))))
+      (!Separated || (K + 1 < Lines.size() && AtFileScope(Lines[K + 1]))) &&
+      FitsAt(Lines[K]))
     return Replace(Lines[K]); // 1
   for (size_t J = K; J-- > 0 && Lines[J].Begin > FirstInclude;)
-    if (AtFileScope(Lines[J]))
+    if (AtFileScope(Lines[J]) && FitsAt(Lines[J]))
       return Replace(Lines[J]); // 2
   for (size_t J = K + Separated; J < Lines.size() && Lines[J].Begin < FirstEdit;
        ++J)
-    if (AtFileScope(Lines[J]))
+    if (AtFileScope(Lines[J]) && FitsAt(Lines[J]))
       return Replace(Lines[J]); // 3
   // 4: a line of its own, and the numbers of the lines below restored.
-  StringRef EOL = Text.contains("\r\n") ? "\r\n" : "\n";
-  unsigned LineNo = 1; // of the text after the anchor (a BOM is no line)
-  for (size_t I = 0; I < Lines.size() && Lines[I].Next <= Anchor; ++I)
-    ++LineNo;
-  std::string Before =
-      Anchor > 0 && Anchor == Text.size() && Text.back() != '\n' ? EOL.str()
-                                                                 : "";
-  return IncludeEdit{
-      Anchor, 0,
-      (Before + Include + EOL + "#line " + Twine(LineNo) + EOL).str()};
+  auto Open = [&](unsigned At) {
+    return At >= Anchor && !InRanges(At, Layout.Decls, true) &&
+           !InRanges(At, Conds, false);
+  };
+  return ownLineEdit(Text, Lines, K, Anchor, FirstEdit, AtFileScope, Open,
+                     Fits);
 }
 
 std::optional<IncludeEdit> runtimeIncludeRemoval(StringRef Text,
@@ -247,13 +308,28 @@ std::optional<IncludeEdit> runtimeIncludeRemoval(StringRef Text,
   StringRef Line = Text.slice(B, E).rtrim("\r\n").trim();
   if (Line != "#include <hmplace.h>")
     return std::nullopt; // the user's own spelling: theirs to keep
-  // Rule 4 above added a #line after it: both lines go.
+  // Rule 4 above added a #line after it: both lines go, and the comment
+  // that kept it apart from the includes above, if it wrote one.
   size_t NL = Text.find('\n', E);
   StringRef Next = Text.slice(E, NL == StringRef::npos ? Text.size() : NL);
   unsigned LineNo = 1 + unsigned(Text.take_front(B).count('\n'));
-  if (Next.rtrim("\r").trim() == ("#line " + Twine(LineNo)).str())
+  StringRef Above = Text.take_front(B);
+  Above = Above.drop_back(Above.ends_with("\r\n") ? 2
+                          : Above.ends_with("\n") ? 1
+                                                  : 0);
+  size_t AboveBegin = Above.rfind('\n') + 1; // npos + 1 == 0
+  bool Apart = B > 0 && Above.substr(AboveBegin).rtrim("\r") == ApartComment;
+  StringRef LineDirective = Next.rtrim("\r").trim();
+  unsigned LineEnd = unsigned(NL == StringRef::npos ? Text.size() : NL + 1);
+  if (LineDirective == ("#line " + Twine(LineNo - unsigned(Apart))).str()) {
+    unsigned From = Apart ? unsigned(AboveBegin) : B;
+    return IncludeEdit{From, LineEnd - From, ""};
+  }
+  // With a comment that took a blank line: the blank line comes back.
+  if (Apart && LineDirective == ("#line " + Twine(LineNo)).str())
     return IncludeEdit{
-        B, unsigned(NL == StringRef::npos ? Text.size() : NL + 1) - B, ""};
+        unsigned(AboveBegin),
+        unsigned(E + Next.rtrim("\r").size()) - unsigned(AboveBegin), ""};
   // Else it took the place of a blank line: the blank line comes back.
   unsigned TextEnd = B + unsigned(Text.slice(B, E).rtrim("\r\n").size());
   return IncludeEdit{B, TextEnd - B, ""};
@@ -313,16 +389,24 @@ blockAround(StringRef Text, const FileLayout &Layout, const IncludeEdit &E) {
 static IncludeEdit sortedInclude(StringRef File, StringRef Text,
                                  const FileLayout &Layout,
                                  const format::FormatStyle &Style,
-                                 IncludeEdit E) {
+                                 unsigned FirstEdit) {
+  IncludeEdit E = runtimeIncludeEdit(Text, Layout, FirstEdit);
   if (Style.SortIncludes == format::FormatStyle::SI_Never ||
       sortsInPlace(File, Text, E, Style))
     return E;
   // A block the tree keeps out of clang-format's order (a config.h that
-  // must come first) is none of the formatter's business: no other place.
+  // must come first): the include joins no block of the program's, or
+  // `git clang-format` would sort the whole block.
+  auto Alone = [&]() {
+    return runtimeIncludeEdit(Text, Layout, FirstEdit,
+                              [&](const IncludeEdit &C) {
+                                return sortsInPlace(File, Text, C, Style);
+                              });
+  };
   std::vector<unsigned> Block = blockAround(Text, Layout, E);
   if (Block.empty() ||
       !sortsInPlace(File, Text, IncludeEdit{Block[0], 0, ""}, Style))
-    return E;
+    return Alone();
   // Nor before the file's first include when that is the project's own
   // (a "config.h" may define feature macros every system header must see).
   auto First = std::min_element(Layout.Includes.begin(), Layout.Includes.end());
@@ -339,15 +423,14 @@ static IncludeEdit sortedInclude(StringRef File, StringRef Text,
     if (sortsInPlace(File, Text, C, Style))
       return C;
   }
-  return E;
+  return Alone();
 }
 
 void RewriteSession::insertInclude(const std::string &File, StringRef Text,
                                    const FileLayout &Layout,
                                    const format::FormatStyle &Style,
                                    unsigned FirstEdit) {
-  IncludeEdit E = sortedInclude(File, Text, Layout, Style,
-                                runtimeIncludeEdit(Text, Layout, FirstEdit));
+  IncludeEdit E = sortedInclude(File, Text, Layout, Style, FirstEdit);
   addEdit(File, E.Offset, E.Length, E.Text);
 }
 

@@ -37,6 +37,7 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
@@ -54,9 +55,12 @@ struct IncludeEdit {
   std::string Text;
 };
 /// Where `#include <hmplace.h>` goes in \p Text, whose first edit is at
-/// \p FirstEdit (Includes.cpp has the rules).
-IncludeEdit runtimeIncludeEdit(llvm::StringRef Text, const FileLayout &Layout,
-                               unsigned FirstEdit);
+/// \p FirstEdit (Includes.cpp has the rules); with \p Fits, the first
+/// place by those rules that \p Fits accepts.
+IncludeEdit
+runtimeIncludeEdit(llvm::StringRef Text, const FileLayout &Layout,
+                   unsigned FirstEdit,
+                   llvm::function_ref<bool(const IncludeEdit &)> Fits = {});
 
 /// The edit that takes out an `#include <hmplace.h>` an earlier run added
 /// to \p Text (with its `#line`, or giving back the blank line it took),
