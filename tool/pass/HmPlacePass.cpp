@@ -36,6 +36,7 @@
 #include "ContextIR.h"
 #include "FortranIR.h"
 #include "ProfileIR.h"
+#include "SourceColumns.h"
 #include "plan/AllocFns.h"
 #include "plan/BuildRecord.h"
 #include "plan/Decision.h"
@@ -293,7 +294,7 @@ CallContext contextOf(const DILocation *DL) {
     StringRef Dir = DL->getDirectory();
     C.Frames.push_back(
         makeSourcePos(Dir.empty() ? StringRef(C.CompileDir) : Dir,
-                      DL->getFilename(), DL->getLine(), DL->getColumn()));
+                      DL->getFilename(), DL->getLine(), sourceColumn(DL)));
   }
   return C;
 }
@@ -847,6 +848,17 @@ void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
             (Near[I]->C.Object.empty() ? "" : ", object " + Near[I]->C.Object) +
             ")";
       }
+      // A call on the entry's line whose column could not be read back from
+      // the preprocessed copy the build compiles: say so.
+      for (const Site *S : Near)
+        if (S->C.Frames.front().Line == F.Line && F.Column)
+          if (std::string P = columnProblem(S->CB->getDebugLoc().get());
+              !P.empty()) {
+            Why += "; " + P + ": give the entry without a column (" +
+                   sys::path::filename(Source).str() + ":" +
+                   std::to_string(F.Line) + ")";
+            break;
+          }
       if (Near.empty())
         Why += SawCallWithoutLoc
                    ? " (its allocation calls have no debug location: flang "
