@@ -44,6 +44,8 @@ config.substitutions.append(("%hmcc_profile", tool("hmcc") + " --profile"))
 config.substitutions.append(("%hmcxx_profile", tool("hmc++") + " --profile"))
 config.substitutions.append(("%hmfort_profile", tool("hmfort") + " --profile"))
 config.substitutions.append(("%hmfort", tool("hmfort")))
+config.substitutions.append(("%hmcxx", tool("hmc++")))
+config.substitutions.append(("%hmcc", tool("hmcc")))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(
     ("%hmplace_plugin", os.path.join(config.hmplace_obj_root, "lib", "HmPlace.so")))

@@ -312,7 +312,7 @@ static void read_args(int argc, char **argv, struct request *r) {
     if (starts_with(a, "-x"))
       r->sources = 1; /* -x LANG: it reads sources */
     /* Version queries and the like (configure scripts): no plan needed. */
-    if (strcmp(a, "-v") && strcmp(a, "--version") &&
+    if (strcmp(a, "-v") && strcmp(a, "--version") && strcmp(a, "--help") &&
         strcmp(a, "-dumpversion") && strcmp(a, "-dumpmachine") &&
         !starts_with(a, "-print-"))
       r->only_info = 0;
@@ -540,6 +540,39 @@ static int profile_flags(const struct request *r, char **cmd, int n,
   return n;
 }
 
+/* `hmcc --help`: the wrapper's own options; the compiler's are its own
+ * (`--help` after other arguments, or `clang-19 --help`). */
+static int print_help(enum lang lang) {
+  const char *cc = lang == LANG_CXX       ? "clang++-19"
+                   : lang == LANG_FORTRAN ? "flang-new-19"
+                                          : "clang-19";
+  const char *env = lang == LANG_CXX       ? "HMPLACE_CXX"
+                    : lang == LANG_FORTRAN ? "HMPLACE_FC"
+                                           : "HMPLACE_CC";
+  printf(
+      "usage: %s [--plan=PLAN | --profile] COMPILER-ARGS...\n"
+      "\n"
+      "Compile and link with HmPlace.so and a placement plan, for builds you\n"
+      "do not edit: make CC=\"hmcc --plan=plan.yaml\" CXX=\"hmc++ "
+      "--plan=plan.yaml\"\nFC=\"hmfort --plan=plan.yaml\", or "
+      "HMPLACE_PLAN=plan.yaml make CC=hmcc.\n"
+      "\n"
+      "  --plan=PLAN   the plan to apply (default: $HMPLACE_PLAN; a relative\n"
+      "                path is made absolute)\n"
+      "  --profile     a build to profile for `hmplan advise` (MemProf\n"
+      "                instrumentation, frame pointers, calls kept apart;\n"
+      "                default: $HMPLACE_PROFILE=1)\n"
+      "  --help        this text\n"
+      "\n"
+      "Every other argument goes to the compiler: $%s, else %s (an MPI\n"
+      "wrapper there is made to run it). Where no -g is given, line tables are\n"
+      "added; a link adds the runtime. Its own options: %s --help.\n"
+      "Makefiles that test the compiler's name: PATH=<prefix>/libexec/hmplace:"
+      "$PATH\nmake CC=clang. Docs: docs/integration.md.\n",
+      Me, env, cc, cc);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *slash = strrchr(argv[0], '/');
   Me = slash ? slash + 1 : argv[0];
@@ -567,10 +600,14 @@ int main(int argc, char **argv) {
   char *inc = concat(prefix, "/include");
 
   if (argc < 2) {
-    fprintf(stderr, "usage: %s [--plan=PLAN | --profile] COMPILER-ARGS...\n",
-            Me);
+    fprintf(stderr,
+            "usage: %s [--plan=PLAN | --profile] COMPILER-ARGS... (%s "
+            "--help)\n",
+            Me, Me);
     return 2;
   }
+  if (!r.masquerade && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+    return print_help(r.lang);
   read_args(argc, argv, &r);
   char **cmd = xmalloc(sizeof(char *) * (size_t)(argc + 64));
   int n = compiler_words(&r, self, cmd);

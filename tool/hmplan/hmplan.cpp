@@ -86,8 +86,13 @@ static cl::opt<std::string> ConvertInput(cl::Positional, cl::Optional,
                                          cl::sub(ConvertCmd), cl::cat(Cat));
 static cl::SubCommand
     AdviseCmd("advise", "Write a plan from LLVM MemProf profiles of a program "
-                        "(clang -g -fmemory-profile -fno-omit-frame-pointer "
-                        "-fno-optimize-sibling-calls)");
+                        "(built with hmcc/hmc++/hmfort --profile, run with "
+                        "MEMPROF_OPTIONS=log_path=raw)");
+// Run by hmplace-probe before the options are parsed (main); listed here so
+// that --help names it with the others.
+static cl::SubCommand
+    ProbeCmd("probe", "Measure the NUMA nodes' bandwidth and name the tiers, "
+                      "for advise --machine (hmplan probe --help: its options)");
 static cl::opt<std::string> Output("o",
                                    cl::desc("Write the plan here (default: "
                                             "stdout)"),

@@ -399,8 +399,9 @@ static unsigned long long parse_size(const char *s) {
   return (unsigned long long)(v * (double)m);
 }
 
-static void usage(void) {
-  fprintf(stderr,
+/* To stdout for --help, to stderr before an error. */
+static void usage(FILE *to) {
+  fprintf(to,
           "usage: hmplan probe [-o FILE] [--nodes LIST] [--size BYTES] "
           "[--seconds S] [--no-measure]\n"
           "  measure each NUMA node's bandwidth (a triad bound to it) and "
@@ -449,10 +450,10 @@ static void read_options(int argc, char **argv, struct options *o) {
     } else if (!strcmp(a, "--no-measure"))
       o->measure = 0;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage();
+      usage(stdout);
       exit(0);
     } else {
-      usage();
+      usage(stderr);
       die("unknown or incomplete option '%s'", a);
     }
   }
