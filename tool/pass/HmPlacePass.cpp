@@ -583,6 +583,9 @@ private:
   /// call here but placed nothing, and why (said by default, recorded).
   std::set<const PlanEntry *> Applied;
   std::map<const PlanEntry *, std::string> Missed;
+  /// Entries naming this module's file that match none of its calls, with
+  /// why (reportUnmatchedHere), for the build record.
+  std::map<const PlanEntry *, std::string> UnmatchedWhy;
 };
 
 bool ModulePlacer::loadPlan() {
@@ -860,16 +863,21 @@ void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
             break;
           }
       if (Near.empty())
-        Why += SawCallWithoutLoc
+        Why += !SawCallWithoutLoc ? " (the file has no allocation call)"
+               : !hasDebugInfo(M)
+                   ? " (its allocation calls have no debug location: compile "
+                     "with -g or -gline-tables-only)"
+               : isFortranModule(M)
                    ? " (its allocation calls have no debug location: flang "
                      "-O2 drops some; try -O1)"
-                   : " (the file has no allocation call)";
+                   : " (its allocation calls have no debug location)";
     }
     report(M,
            "HmPlace: plan entry '" + E->key() + "' (" + L->D->describe(E->Loc) +
                ") places nothing in " + sys::path::filename(Source).str() +
                ": " + Why,
            DS_Warning);
+    UnmatchedWhy[E] = "in " + sys::path::filename(Source).str() + ", " + Why;
   }
 }
 
@@ -903,6 +911,8 @@ void ModulePlacer::writeBuildRecord(const SiteMatcher &Matcher) {
       R.Missed[E.Index] = It->second;
     else if (!Unmatched.count(&E))
       R.Matched.insert(E.Index);
+    else if (auto W = UnmatchedWhy.find(&E); W != UnmatchedWhy.end())
+      R.Unmatched[E.Index] = W->second;
   }
   std::string Err = writeRecord(Resolved, R);
   if (!Err.empty())

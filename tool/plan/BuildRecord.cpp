@@ -8,6 +8,8 @@
 //   matched <index>    (one per plan entry applied: placed or kept)
 //   missed <index> <why>  (one per entry that matched a call but placed
 //                          nothing, and why)
+//   unmatched <index> <why>  (one per entry naming the module's file that
+//                             matched none of its calls, and why)
 //
 //===----------------------------------------------------------------------===//
 #include "plan/BuildRecord.h"
@@ -50,11 +52,13 @@ std::string writeRecord(StringRef PlanPath, const BuildRecord &R) {
       OS << "file " << F << "\n";
     for (unsigned I : R.Matched)
       OS << "matched " << I << "\n";
-    for (const auto &[I, Why] : R.Missed) {
-      std::string OneLine = Why;
-      std::replace(OneLine.begin(), OneLine.end(), '\n', ' ');
-      OS << "missed " << I << " " << OneLine << "\n";
-    }
+    for (const auto &[Key, Reasons] :
+         {std::pair("missed", &R.Missed), std::pair("unmatched", &R.Unmatched)})
+      for (const auto &[I, Why] : *Reasons) {
+        std::string OneLine = Why;
+        std::replace(OneLine.begin(), OneLine.end(), '\n', ' ');
+        OS << Key << " " << I << " " << OneLine << "\n";
+      }
     if (OS.has_error()) {
       OS.clear_error();
       sys::fs::remove(Tmp);
@@ -88,10 +92,10 @@ static bool readRecord(StringRef Path, BuildRecord &R) {
       R.Files.push_back(Val.str());
     } else if (Key == "matched" && !Val.getAsInteger(10, N)) {
       R.Matched.insert(N);
-    } else if (Key == "missed") {
+    } else if (Key == "missed" || Key == "unmatched") {
       auto [Index, Why] = Val.split(' ');
       if (!Index.getAsInteger(10, N))
-        R.Missed.try_emplace(N, Why.str());
+        (Key == "missed" ? R.Missed : R.Unmatched).try_emplace(N, Why.str());
     }
   }
   return true;
@@ -125,6 +129,7 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
   std::string Dir = recordDir(PlanPath);
   std::set<unsigned> Matched;
   std::map<unsigned, std::string> Missed; // the first module's reason
+  std::map<unsigned, std::string> Unmatched;
   FileSet Built(P.IgnoreCase);
   unsigned Records = 0, Other = 0;
   std::error_code EC;
@@ -142,6 +147,7 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
     ++Records;
     Matched.insert(R.Matched.begin(), R.Matched.end());
     Missed.insert(R.Missed.begin(), R.Missed.end());
+    Unmatched.insert(R.Unmatched.begin(), R.Unmatched.end());
     for (std::string &F : R.Files)
       Built.add(std::move(F));
   }
@@ -176,7 +182,12 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
     const Frame &F = E.Frames.front();
     bool Seen =
         F.Kind == Frame::Form::Source && Built.namedBy(F.File, P.PlanDir);
-    if (Seen) {
+    if (auto It = Unmatched.find(unsigned(I)); Seen && It != Unmatched.end()) {
+      ++Stale; // the compile of its file said why
+      D.report(E.KeyLoc, Severity::Warning,
+               "plan entry '" + E.key() +
+                   "' matched nothing in the whole build: " + It->second);
+    } else if (Seen) {
       ++Stale;
       D.report(E.KeyLoc, Severity::Warning,
                "plan entry '" + E.key() +

@@ -35,6 +35,10 @@ struct BuildRecord {
   /// Entries that matched a call of the module but placed nothing there
   /// (and nothing elsewhere in it), with why.
   std::map<unsigned, std::string> Missed;
+  /// Entries that name the module's own source file but match none of its
+  /// calls, with the compile's reason (a wrong column, a variable only full
+  /// debug info names).
+  std::map<unsigned, std::string> Unmatched;
 };
 
 /// The directory records of \p PlanPath go to.
