@@ -86,8 +86,8 @@ static cl::opt<std::string> ConvertInput(cl::Positional, cl::Optional,
                                          cl::sub(ConvertCmd), cl::cat(Cat));
 static cl::SubCommand
     AdviseCmd("advise", "Write a plan from LLVM MemProf profiles of a program "
-                        "(built with hmcc/hmc++/hmfort --profile, run with "
-                        "MEMPROF_OPTIONS=log_path=raw)");
+                        "(built through hmcc, hmc++ or hmfort's profile route, "
+                        "run with MEMPROF_OPTIONS=log_path=raw)");
 // Run by hmplace-probe before the options are parsed (main); listed here so
 // that --help names it with the others.
 static cl::SubCommand

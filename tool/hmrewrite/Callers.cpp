@@ -466,12 +466,16 @@ static bool isCallerWrapperUse(SourceManager &SM, SourceLocation Use) {
   if (Invalid)
     return false;
   StringRef Rest(
-      P, std::min<size_t>(32, SM.getBufferData(SM.getFileID(Use)).end() - P));
-  if (Rest.starts_with("HMPLACE_CALL(") || Rest.starts_with("HMPLACE_BINARY("))
-    return true;
-  return Rest.consume_front(CallerMacro) &&
-         (Rest.starts_with("(") || Rest.starts_with("_STMT(") ||
-          Rest.starts_with("_DECL(") || Rest.starts_with("_STMTS("));
+      P, std::min<size_t>(64, SM.getBufferData(SM.getFileID(Use)).end() - P));
+  // The macro's name, then its '(' (a formatter may have put blanks
+  // between).
+  StringRef Name =
+      Rest.take_while([](char C) { return isAsciiIdentifierContinue(C); });
+  if (!Rest.drop_front(Name.size()).ltrim().starts_with("("))
+    return false;
+  return Name == CallMacro || Name == BinaryMacro || Name == CallerMacro ||
+         Name == CallerStmtMacro || Name == CallerDeclMacro ||
+         Name == CallerStmtsMacro;
 }
 
 /// The previous hmrewrite's caller wrapper around the text [UseBegin,

@@ -14,10 +14,150 @@
 #include "Spelling.h"
 
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 
 using namespace llvm;
 
 namespace hmplace {
+
+/// The key an earlier run's text carries for \p C: a caller note's frame
+/// (`HMPLACE_AT(19, 15)`, `HMPLACE_FRAME("main.c", 19, 15)`), a context
+/// site's own key (`HMPLACE_BY_CALLERS("mem.h:9:13", ...)`), in \p C's file.
+static std::optional<SourcePos> carriedKey(const CallRecord &C) {
+  static const Regex Here(
+      "HMPLACE_AT[[:space:]]*\\([[:space:]]*([0-9]+)[[:space:]]*,"
+      "[[:space:]]*([0-9]+)[[:space:]]*\\)");
+  static const Regex Named("HMPLACE_FRAME[[:space:]]*\\([[:space:]]*\"([^\"]*)"
+                           "\"[[:space:]]*,[[:space:]]*([0-9]+)"
+                           "[[:space:]]*,[[:space:]]*([0-9]+)[[:space:]]*\\)");
+  static const Regex Site(
+      "^HMPLACE_BY_CALLERS[[:space:]]*\\([[:space:]]*\"([^\"]*):([0-9]+)"
+      ":([0-9]+)\"");
+  static const Regex SiteLine(
+      "^HMPLACE_BY_CALLERS[[:space:]]*\\([[:space:]]*\"([^\"]*):([0-9]+)\"");
+  SmallVector<StringRef, 5> M;
+  StringRef File, Line, Col;
+  if (!C.Fn && C.Note && C.Note->AlreadyNoted) {
+    if (Named.match(C.Note->FirstText, &M))
+      File = M[1], Line = M[2], Col = M[3];
+    else if (Here.match(C.Note->FirstText, &M))
+      Line = M[1], Col = M[2];
+  } else if (C.Fn && C.AlreadyPlaced) {
+    if (Site.match(C.KindArgText, &M))
+      File = M[1], Line = M[2], Col = M[3];
+    else if (SiteLine.match(C.KindArgText, &M))
+      File = M[1], Line = M[2];
+  }
+  SourcePos K{C.Key.File, 0, 0};
+  if (Line.empty() || Line.getAsInteger(10, K.Line) ||
+      (!Col.empty() && Col.getAsInteger(10, K.Column)) ||
+      (!File.empty() && !sys::path::filename(File).equals_insensitive(
+                            sys::path::filename(C.Key.File))))
+    return std::nullopt;
+  return K;
+}
+
+/// A file's earlier notes and context sites name their calls by the keys
+/// they carry where the plan names every one of them by those (the file was
+/// reformatted: its calls moved, the plan did not); by where they are now
+/// where the plan names every one by that (lines were added and the plan
+/// made again); else each by whichever the plan names, where it is first.
+void RewriteSession::recoverKeys() {
+  if (!Matcher)
+    return;
+  struct Both {
+    CallRecord *C;
+    SourcePos Carried;
+    bool NowNamed, CarriedNamed;
+  };
+  std::map<std::string, std::vector<Both>> ByFile;
+  auto Named = [&](const CallRecord &C, const SourcePos &K) {
+    CallContext Ctx;
+    Ctx.Frames.push_back(K);
+    Ctx.CompileDir = C.CompileDir;
+    return C.Fn ? Matcher->wouldMatch(Ctx)
+                : Matcher->wouldNote(K, C.CompileDir);
+  };
+  for (CallRecord &C : Calls)
+    if (std::optional<SourcePos> K = carriedKey(C))
+      ByFile[C.Key.File].push_back({&C, *K, Named(C, C.Key), Named(C, *K)});
+  for (auto &[File, Cs] : ByFile) {
+    bool AllNow = llvm::all_of(Cs, [](const Both &B) { return B.NowNamed; });
+    bool AllCarried =
+        llvm::all_of(Cs, [](const Both &B) { return B.CarriedNamed; });
+    for (Both &B : Cs)
+      if (AllCarried || (!AllNow && !B.NowNamed && B.CarriedNamed))
+        B.C->Key = B.Carried;
+  }
+  recoverPlainSites();
+}
+
+/// Whether \p Text is a kind argument hmrewrite writes (and may change):
+/// also the previous hmrewrite's context site, whose private descriptor
+/// the runtime no longer reads.
+static bool isOurKindArgument(StringRef Text) {
+  return Text.starts_with("HMPLACE_") ||
+         Text.starts_with("hmplace_in_window(") ||
+         Text.starts_with("hmplace_in_window2(") ||
+         Text.starts_with("(enum hmplace_kind)hmplace_ctx_kind(");
+}
+
+/// A plain placed call (`hmplace_malloc(HMPLACE_HBW, n)`) carries no key.
+/// Where a file's plain placed calls are as many as the places the plan's
+/// placing entries name in it (less those its context sites hold), they
+/// are those places in the order of the text, which a formatter never
+/// changes: wherever another indentation, spacing or line breaking has
+/// moved them. (Otherwise the plan changed too: a call no entry names is
+/// kept with a warning, entriesLostIn.)
+void RewriteSession::recoverPlainSites() {
+  std::map<std::string, std::vector<CallRecord *>> Placed;
+  std::map<std::string, std::set<std::pair<unsigned, unsigned>>> HeldByTables;
+  std::set<std::string> Moved;
+  for (CallRecord &C : Calls) {
+    if (!C.Fn || !C.Fn->allocates() || !C.AlreadyPlaced ||
+        !isOurKindArgument(C.KindArgText))
+      continue;
+    if (StringRef(C.KindArgText).starts_with(ByCallersMacro)) {
+      HeldByTables[C.Key.File].insert({C.Key.Line, C.Key.Column});
+      continue;
+    }
+    Placed[C.Key.File].push_back(&C);
+    CallContext Ctx;
+    Ctx.Frames.push_back(C.Key);
+    Ctx.CompileDir = C.CompileDir;
+    if (!Matcher->wouldMatch(Ctx))
+      Moved.insert(C.Key.File);
+  }
+  for (auto &[File, Cs] : Placed) {
+    if (!Moved.count(File))
+      continue;
+    std::vector<std::pair<unsigned, unsigned>> Sites;
+    for (auto LC : Matcher->placingSitesIn(Cs[0]->Key, Cs[0]->CompileDir))
+      if (!HeldByTables[File].count(LC))
+        Sites.push_back(LC);
+    if (Sites.size() != Cs.size())
+      continue;
+    llvm::sort(Cs, [](const CallRecord *A, const CallRecord *B) {
+      return std::tie(A->Key.Line, A->Key.Column) <
+             std::tie(B->Key.Line, B->Key.Column);
+    });
+    for (size_t I = 0; I < Cs.size(); ++I)
+      std::tie(Cs[I]->Key.Line, Cs[I]->Key.Column) = Sites[I];
+  }
+}
+
+bool RewriteSession::entriesLostIn(const CallRecord &C) {
+  if (!Matcher)
+    return false;
+  if (!LostEntries)
+    LostEntries = Matcher->unmatched();
+  return llvm::any_of(*LostEntries, [&](const PlanEntry *E) {
+    const Frame &F = E->Frames.front();
+    return F.Kind == Frame::Form::Source &&
+           matchPath(F.File, C.Key.File, ThePlan->PlanDir, C.CompileDir,
+                     ThePlan->IgnoreCase) != PathMatch::None;
+  });
+}
 
 void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
                                    const std::string &Arg) {
@@ -71,16 +211,6 @@ void RewriteSession::reconcileNote(const CallRecord &C, bool Wanted,
                  " is no longer a caller frame of any entry: unwrapped");
 }
 
-/// Whether \p Text is a kind argument hmrewrite writes (and may change):
-/// also the previous hmrewrite's context site, whose private descriptor
-/// the runtime no longer reads.
-static bool isOurKindArgument(StringRef Text) {
-  return Text.starts_with("HMPLACE_") ||
-         Text.starts_with("hmplace_in_window(") ||
-         Text.starts_with("hmplace_in_window2(") ||
-         Text.starts_with("(enum hmplace_kind)hmplace_ctx_kind(");
-}
-
 void RewriteSession::reconcilePlaced(const CallRecord &C,
                                      const SiteDecision &Dec) {
   bool Ours = isOurKindArgument(C.KindArgText);
@@ -103,6 +233,13 @@ void RewriteSession::reconcilePlaced(const CallRecord &C,
   }
   if (!Ours || !Editable)
     return;
+  if (entriesLostIn(C)) {
+    warnAt(C, "placed in the source (" + C.KindArgText +
+                  ") but no plan entry names this call where it is now, "
+                  "while entries naming its file match no call (reformatted "
+                  "or edited since it was rewritten?); left placed");
+    return;
+  }
   // No entry places the call now: back to the call as it was written.
   bool CanUndo =
       C.IsNew ? (C.PlacementEnd || C.AfterKindOffset) : C.AfterKindOffset != 0;

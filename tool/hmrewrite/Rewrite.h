@@ -198,6 +198,13 @@ private:
   /// Rerun.cpp: an earlier run's wrapper or placed call against the plan.
   void reconcileNote(const CallRecord &C, bool Wanted, const std::string &Arg);
   void reconcilePlaced(const CallRecord &C, const SiteDecision &Dec);
+  /// Rerun.cpp: the keys an earlier run's text carries (a reformatted tree).
+  void recoverKeys();
+  void recoverPlainSites();
+  /// Whether entries naming \p C's file match no call: then an earlier
+  /// run's edit at \p C that no entry names is kept, not undone.
+  bool entriesLostIn(const CallRecord &C);
+  std::optional<std::vector<const PlanEntry *>> LostEntries;
 
   PlanSource *Src;
   const Plan *ThePlan;

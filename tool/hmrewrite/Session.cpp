@@ -375,11 +375,15 @@ bool RewriteSession::finish() {
   unsigned ErrorsBefore = D.errors();
   std::vector<Placement> Decisions;
   std::vector<int> CallIndex(Calls.size(), -1);
+  std::vector<size_t> Unwanted; // earlier notes no entry names now
   // -v names every entry not examined: all of a large plan is needed then.
   if (Src && Verbose && Src->unloaded()) {
     Src->loadAll();
     Matcher.emplace(*ThePlan);
   }
+  // What an earlier run wrote names its calls as the plan did, wherever
+  // a formatter has moved them since (Rerun.cpp).
+  recoverKeys();
   if (Matcher) {
     for (size_t I = 0; I < Calls.size(); ++I)
       if (Calls[I].Fn && Calls[I].Fn->allocates() &&
@@ -411,7 +415,9 @@ bool RewriteSession::finish() {
         Table = contextTableText(ContainerSite,
                                  Matcher->containerChoicesFor(Ctx), -1);
       std::string Arg = callerArgument(C.Key, C.Note->Here, Table);
-      if (C.Note->AlreadyNoted)
+      if (C.Note->AlreadyNoted && !Wanted)
+        Unwanted.push_back(I); // once every call has been asked (below)
+      else if (C.Note->AlreadyNoted)
         reconcileNote(C, Wanted, Arg);
       else if (Wanted)
         noteCaller(C, Through, Arg);
@@ -451,6 +457,19 @@ bool RewriteSession::finish() {
       addEdit(C.EditFile, C.CalleeOffset, C.CalleeLength, C.Fn->Dispatch);
       ++tally(C.EditFile).Dispatch;
     }
+  }
+  // An earlier note no entry names where it is now is taken out, unless
+  // caller frames in its file match no call: a reformatted file.
+  for (size_t I : Unwanted) {
+    const CallRecord &C = Calls[I];
+    if (Matcher->hasUnnotedCallerIn(C.Key, C.CompileDir))
+      warnAt(C, "noted in the source (" + C.Note->FirstText +
+                    ") but no plan entry names this call where it is now, "
+                    "while caller frames in its file match no call "
+                    "(reformatted or edited since it was rewritten?); left "
+                    "noted");
+    else
+      reconcileNote(C, false, "");
   }
   if (Matcher) {
     Coverage Cov;

@@ -282,6 +282,23 @@ public:
   /// \p C, as the choices of a table, best first: what the allocations the
   /// standard allocator makes while \p C runs are checked against.
   std::vector<ContextChoice> containerChoicesFor(const CallContext &C) const;
+  /// Whether some entry names the call \p C (its innermost frame), without
+  /// registering it: a front end choosing between two keys of one call.
+  bool wouldMatch(const CallContext &C) const {
+    return !candidatesFor(C).empty();
+  }
+  /// Whether some entry has a caller frame at \p S, without recording it.
+  bool wouldNote(const SourcePos &S, llvm::StringRef CompileDir) const;
+  /// Whether some entry's caller frame names \p S's file and no call noted
+  /// it (isNoted): after isNoted() was asked for every call.
+  bool hasUnnotedCallerIn(const SourcePos &S, llvm::StringRef CompileDir) const;
+  /// The (line, column) of the innermost frames of the entries that name
+  /// \p S's file and place (not on the ordinary heap), in order.
+  std::vector<std::pair<unsigned, unsigned>>
+  placingSitesIn(const SourcePos &S, llvm::StringRef CompileDir) const;
+  /// Whether some frame of some entry (innermost or caller) names \p S's
+  /// file.
+  bool namesFile(const SourcePos &S, llvm::StringRef CompileDir) const;
   /// Whether an entry's innermost frame is on \p Line: a call on any other
   /// line (and not the standard allocator's) is decided without the matcher,
   /// which a front end with thousands of calls per file may skip.

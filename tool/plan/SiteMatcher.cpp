@@ -275,6 +275,53 @@ bool SiteMatcher::isNoted(const CallContext &C,
   return Noted;
 }
 
+bool SiteMatcher::wouldNote(const SourcePos &S, StringRef CompileDir) const {
+  auto [B, E] = OuterByLine.equal_range(S.Line);
+  for (auto It = B; It != E; ++It)
+    if (matchFrame(It->second.first->Frames[It->second.second], S,
+                   CompileDir) != PathMatch::None)
+      return true;
+  return false;
+}
+
+bool SiteMatcher::hasUnnotedCallerIn(const SourcePos &S,
+                                     StringRef CompileDir) const {
+  for (const auto &[Line, EF] : OuterByLine) {
+    const Frame &F = EF.first->Frames[EF.second];
+    if (!NotedFrames.count(EF) && F.Kind == Frame::Form::Source &&
+        matchPath(F.File, S.File, P.PlanDir, CompileDir, P.IgnoreCase) !=
+            PathMatch::None)
+      return true;
+  }
+  return false;
+}
+
+std::vector<std::pair<unsigned, unsigned>>
+SiteMatcher::placingSitesIn(const SourcePos &S, StringRef CompileDir) const {
+  std::vector<std::pair<unsigned, unsigned>> Out;
+  for (const auto &[Line, E] : ByLine) {
+    const Frame &F = E->Frames.front();
+    if (!E->To.isHeap() && E->Object.empty() && F.Line &&
+        F.Kind == Frame::Form::Source &&
+        matchPath(F.File, S.File, P.PlanDir, CompileDir, P.IgnoreCase) !=
+            PathMatch::None)
+      Out.push_back({F.Line, F.Column});
+  }
+  llvm::sort(Out);
+  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
+  return Out;
+}
+
+bool SiteMatcher::namesFile(const SourcePos &S, StringRef CompileDir) const {
+  for (const PlanEntry &E : P.Entries)
+    for (const Frame &F : E.Frames)
+      if (F.Kind == Frame::Form::Source &&
+          matchPath(F.File, S.File, P.PlanDir, CompileDir, P.IgnoreCase) !=
+              PathMatch::None)
+        return true;
+  return false;
+}
+
 std::vector<ContextChoice>
 SiteMatcher::containerChoicesFor(const CallContext &C) const {
   std::vector<const PlanEntry *> Ents;
