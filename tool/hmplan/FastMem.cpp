@@ -45,6 +45,10 @@ struct Directive {
   /// What named it, for notes and messages: "FASTMEM", or Cray's
   /// "MEMORY(bandwidth)".
   std::string Source = "FASTMEM";
+  /// An earlier directive for the same name in the same scope (index, or
+  /// -1): twins, as FASTMEM and Cray's for one array in two preprocessor
+  /// branches, all of which the scan reads; one placement for all.
+  int Twin = -1;
 };
 
 struct Scope {
@@ -509,7 +513,8 @@ public:
           continue;
         }
         Named.push_back(O);
-        Dirs[It->second].Used = true;
+        for (int I = int(It->second); I >= 0; I = Dirs[I].Twin)
+          Dirs[I].Used = true;
         Src = Dirs[It->second].Source;
       }
       if (Named.empty())
@@ -607,7 +612,16 @@ private:
         continue;
       std::string Key = (Sc.K == Scope::Type ? "%" : "") + N.str();
       Dirs.push_back({Id, S.Line, S.Col, N.str()});
-      Sc.Fast[Key] = unsigned(Dirs.size() - 1);
+      addToScope(Sc, Key);
+    }
+  }
+
+  /// The directive just read names \p Key in \p Sc (after any twin).
+  void addToScope(Scope &Sc, const std::string &Key) {
+    auto [It, New] = Sc.Fast.try_emplace(Key, unsigned(Dirs.size() - 1));
+    if (!New) {
+      Dirs.back().Twin = int(It->second);
+      It->second = unsigned(Dirs.size() - 1);
     }
   }
 
@@ -637,8 +651,7 @@ private:
       if (N.empty())
         continue;
       Dirs.push_back({Id, S.Line, S.Col, N.str(), false, "MEMORY(bandwidth)"});
-      Sc.Fast[(Sc.K == Scope::Type ? "%" : "") + N.str()] =
-          unsigned(Dirs.size() - 1);
+      addToScope(Sc, (Sc.K == Scope::Type ? "%" : "") + N.str());
     }
   }
 
