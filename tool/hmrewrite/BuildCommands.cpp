@@ -25,6 +25,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
 
+#include <set>
+
 using namespace llvm;
 using clang::tooling::CompileCommand;
 
@@ -150,12 +152,32 @@ bool isFrontendCommand(const CompileCommand &C) {
   return C.CommandLine.size() > 1 && C.CommandLine[1] == "-cc1";
 }
 
+/// What a command parses: its directory, file and arguments but those that
+/// name what it writes (`-o X`, `-MF X`, `-MT X`, `-MQ X`, `-MD`, `-MMD`).
+static std::string parseKey(const CompileCommand &C) {
+  std::string Key = C.Directory + '\0' + C.Filename;
+  for (size_t I = 0; I < C.CommandLine.size(); ++I) {
+    StringRef A = C.CommandLine[I];
+    if (A == "-o" || A == "-MF" || A == "-MT" || A == "-MQ") {
+      ++I;
+      continue;
+    }
+    if (A != "-MD" && A != "-MMD")
+      Key += '\0' + A.str();
+  }
+  return Key;
+}
+
 std::vector<CompileCommand>
 BuildCommands::driverCommands(std::vector<CompileCommand> All) const {
   std::vector<CompileCommand> Out;
+  std::set<std::string> Seen;
   for (CompileCommand &C : All)
-    if (!isFrontendCommand(C))
-      Out.push_back(adjust(std::move(C)));
+    if (!isFrontendCommand(C)) {
+      CompileCommand A = adjust(std::move(C));
+      if (Seen.insert(parseKey(A)).second)
+        Out.push_back(std::move(A));
+    }
   return Out;
 }
 

@@ -46,7 +46,10 @@ std::optional<WrapperExpansion> askMPIWrapper(llvm::StringRef Compiler,
 bool isFrontendCommand(const clang::tooling::CompileCommand &C);
 
 /// Also: commands that run clang's front end directly (`clang -cc1`) are
-/// skipped in favour of the driver command for the same file, as clangd does.
+/// skipped in favour of the driver command for the same file, as clangd does;
+/// and commands of one file that differ only in what they write (`-o`, the
+/// dependency file) are one: the file is parsed once for them (a build that
+/// compiles one source into 62 objects of the same flags).
 class BuildCommands : public clang::tooling::CompilationDatabase {
 public:
   BuildCommands(clang::tooling::CompilationDatabase &Base, DiagEngine &D)
@@ -61,6 +64,10 @@ public:
   getAllCompileCommands() const override;
   /// Whether every command of \p File is a -cc1 one (so none is used).
   bool onlyFrontendCommands(llvm::StringRef File) const;
+  /// How many commands the database records for \p File.
+  size_t recorded(llvm::StringRef File) const {
+    return Base.getCompileCommands(File).size();
+  }
 
 private:
   clang::tooling::CompileCommand adjust(clang::tooling::CompileCommand C) const;

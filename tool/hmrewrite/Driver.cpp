@@ -112,9 +112,16 @@ void parseFiles(const RewriteOptions &O, const std::vector<std::string> &Files,
                 bool Checked, RewriteSession &S, DiagEngine &D) {
   std::set<std::string> NoCommand;
   for (size_t I = 0; I < Files.size(); ++I) {
-    if (O.Verbose)
-      errs() << "[" << I + 1 << "/" << Files.size() << "] " << Files[I] << "\n";
-    if (Commands.getCompileCommands(Files[I]).empty()) {
+    size_t Parses = Commands.getCompileCommands(Files[I]).size();
+    if (O.Verbose) {
+      errs() << "[" << I + 1 << "/" << Files.size() << "] " << Files[I];
+      // Commands that differ only in what they write parse the same.
+      if (size_t Recorded = Commands.recorded(Files[I]); Recorded > Parses)
+        errs() << " (" << Recorded << " compile commands, parsed " << Parses
+               << (Parses == 1 ? " time" : " times") << ")";
+      errs() << "\n";
+    }
+    if (!Parses) {
       D.report(Files[I], Severity::Error,
                Commands.onlyFrontendCommands(Files[I])
                    ? "the compile database has only clang -cc1 commands for "
