@@ -95,8 +95,9 @@ std::string kindSpelling(StringRef Name) {
 ArrayRef<KindAlias> allAliases() { return Aliases; }
 
 const KindInfo *findAlias(StringRef Name) {
+  // In any case, as memkind's own names are (`kind: HBM`).
   for (const KindAlias &A : Aliases)
-    if (Name == A.Name)
+    if (Name.equals_insensitive(A.Name))
       return findKind(A.Kind);
   return nullptr;
 }
