@@ -566,7 +566,8 @@ static int print_help(enum lang lang) {
       "\n"
       "Every other argument goes to the compiler: $%s, else %s (an MPI\n"
       "wrapper there is made to run it). Where no -g is given, line tables are\n"
-      "added; a link adds the runtime. Its own options: %s --help.\n"
+      "added (Fortran: full -g); a link adds the runtime. Its own options:\n"
+      "%s --help.\n"
       "Makefiles that test the compiler's name: PATH=<prefix>/libexec/hmplace:"
       "$PATH\nmake CC=clang. Docs: docs/integration.md.\n",
       Me, env, cc, cc);
