@@ -7,8 +7,12 @@
  * calling code as module+offset for addr2line, with its function), the
  * bytes, and where it went (the kind and the nodes its memory policy
  * allows, or the ordinary heap and why). At most HMPLACE_LOG_RATE lines per
- * second (default 1000); the lines left out are counted and said. Off, it
- * costs the placed entry points one predicted branch.
+ * second (default 1000); the lines left out are counted and said. The
+ * allocations a plan entry itself keeps on the ordinary heap (out of its
+ * size window, or callers its table leaves there: with a window over
+ * compiler temporaries, nearly every line) are counted and said at exit,
+ * logged one by one only with HMPLACE_LOG_KEPT=1. Off, it costs the placed
+ * entry points one predicted branch.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "placed.h"
@@ -32,6 +36,23 @@ static unsigned Rate = 1000;
 static _Atomic long Second = -1;
 static _Atomic unsigned InSecond;
 static _Atomic unsigned long Dropped;
+static int LogKept;
+static _Atomic unsigned long KeptUnlogged;
+
+static void say_kept(void) {
+  unsigned long n = atomic_exchange(&KeptUnlogged, 0);
+  if (!n)
+    return;
+  char line[256];
+  int len = snprintf(line, sizeof line,
+                     "hmplace: log: %lu allocations their entry kept on the "
+                     "ordinary heap (out of a size window, or callers its "
+                     "table leaves there) not logged (HMPLACE_LOG_KEPT=1 "
+                     "logs them)\n",
+                     n);
+  if (write(LogFd, line, (size_t)len) < 0) {
+  }
+}
 
 static void say_dropped(void) {
   unsigned long n = atomic_exchange(&Dropped, 0);
@@ -72,7 +93,10 @@ void hm_log_init(void) {
     else
       Rate = (unsigned)n;
   }
+  const char *k = secure_getenv("HMPLACE_LOG_KEPT");
+  LogKept = k && *k && strcmp(k, "0");
   hm_log_on = 1;
+  atexit(say_kept);
   atexit(say_dropped);
 }
 
@@ -137,6 +161,11 @@ static void policy_of(char *buf, size_t n, const void *p) {
 
 void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
                   const void *p) {
+  if (p && (int)want < 0 && !LogKept) {
+    hm_log_entry = NULL; /* as where() would have taken it */
+    atomic_fetch_add(&KeptUnlogged, 1);
+    return;
+  }
   if (!may_log())
     return;
   char at[512], to[256], pol[128];

@@ -4,13 +4,19 @@
 // addr2line), its bytes, and where it went (the kind and the nodes of its
 // memory policy; the ordinary heap, kept by a table or as a fallback, and
 // why). HMPLACE_LOG=PATH (%p: the pid) writes to a file; at most
-// HMPLACE_LOG_RATE lines a second, the rest counted and said. Off, nothing.
+// HMPLACE_LOG_RATE lines a second, the rest counted and said. Allocations an
+// entry keeps on the heap (a table's fallback, out of a window) are counted
+// and said at exit, each logged only with HMPLACE_LOG_KEPT=1. Off, nothing.
 // RUN: %clang %hmplace_cflags -O1 %s %hmplace_lib -o %t
 // RUN: %hbw env HMPLACE_LOG=1 HMPLACE_BUDGET=HBW=1MiB %t 2>&1 | FileCheck %s
 // CHECK: hmplace: log: {{.*}}.tmp+0x{{[0-9a-f]+}} 8192 B -> MEMKIND_HBW bind 0
 // CHECK: hmplace: log: {{.*}}.tmp+0x{{[0-9a-f]+}} 2097152 B -> ordinary heap (fallback from MEMKIND_HBW: the kind is unavailable, full or over its budget)
 // CHECK: hmplace: log: log.c:30:10 > log.c:42 4096 B -> MEMKIND_REGULAR bind 0
-// CHECK: hmplace: log: log.c:30:10 4096 B -> ordinary heap (kept: no entry places it)
+// CHECK-NOT: kept: no entry places it
+// CHECK: hmplace: log: 1 allocations their entry kept on the ordinary heap (out of a size window, or callers its table leaves there) not logged (HMPLACE_LOG_KEPT=1 logs them)
+// RUN: %hbw env HMPLACE_LOG=1 HMPLACE_LOG_KEPT=1 HMPLACE_BUDGET=HBW=1MiB %t 2>&1 | FileCheck %s --check-prefix=KEPT
+// KEPT: hmplace: log: log.c:30:10 4096 B -> ordinary heap (kept: no entry places it)
+// KEPT-NOT: not logged
 // RUN: rm -rf %t.dir && mkdir -p %t.dir
 // RUN: %hbw env HMPLACE_LOG=%t.dir/log.%%p HMPLACE_LOG_RATE=3 %t many > /dev/null 2>&1
 // RUN: cat %t.dir/log.* | FileCheck %s --check-prefix=RATE
