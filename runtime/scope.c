@@ -35,6 +35,11 @@
 #include <stddef.h>
 
 extern void *__libc_malloc(size_t);
+/* libhmplace.so's: the log names the program's code and the plan entry. */
+extern void *hm_malloc_from(enum hmplace_kind k, size_t n, const void *caller);
+extern int hm_log_on;
+extern __thread const char *hm_log_entry
+    __attribute__((tls_model("initial-exec")));
 
 /* Open scopes in all threads: malloc's one test while none is open. */
 static _Atomic int ScopesOpen;
@@ -44,18 +49,36 @@ static __thread int ScopeKind __attribute__((tls_model("initial-exec"))) = -1;
  * only here: flang's runtime computes it from the descriptor. */
 static __thread size_t ScopeLo __attribute__((tls_model("initial-exec")));
 static __thread size_t ScopeHi __attribute__((tls_model("initial-exec")));
+/* For HMPLACE_LOG: the program's code that opened the scope (the ALLOCATE
+ * statement's), and the plan entry that placed it (or NULL). */
+static __thread const void *ScopeCaller
+    __attribute__((tls_model("initial-exec")));
+static __thread const char *ScopeEntry
+    __attribute__((tls_model("initial-exec")));
 
-void hmplace_scope_enter_window(enum hmplace_kind k, size_t lo, size_t hi) {
+static void open_scope(enum hmplace_kind k, size_t lo, size_t hi,
+                       const char *entry, const void *caller) {
   if ((int)k < 0 || (int)k == HMPLACE_KIND_COUNT)
     return; /* the heap: nothing to do (a split is a kind here) */
   ScopeKind = (int)k;
   ScopeLo = lo;
   ScopeHi = hi;
+  ScopeEntry = entry;
+  ScopeCaller = caller;
   atomic_fetch_add_explicit(&ScopesOpen, 1, memory_order_relaxed);
 }
 
+void hmplace_scope_enter_entry(enum hmplace_kind k, size_t lo, size_t hi,
+                               const char *entry) {
+  open_scope(k, lo, hi, entry, __builtin_return_address(0));
+}
+
+void hmplace_scope_enter_window(enum hmplace_kind k, size_t lo, size_t hi) {
+  open_scope(k, lo, hi, 0, __builtin_return_address(0));
+}
+
 void hmplace_scope_enter(enum hmplace_kind k) {
-  hmplace_scope_enter_window(k, 0, (size_t)-1);
+  open_scope(k, 0, (size_t)-1, 0, __builtin_return_address(0));
 }
 
 void hmplace_scope_exit(void) {
@@ -76,7 +99,9 @@ static void *scope_malloc(size_t n) {
   ScopeKind = -2;
   if (n < ScopeLo || n > ScopeHi)
     return 0; /* outside the window: the ordinary heap */
-  return hmplace_malloc((enum hmplace_kind)k, n ? n : 1);
+  if (hm_log_on && ScopeEntry)
+    hm_log_entry = ScopeEntry;
+  return hm_malloc_from((enum hmplace_kind)k, n ? n : 1, ScopeCaller);
 }
 
 /* Out of line, so that malloc's path while no scope is open is a load, a

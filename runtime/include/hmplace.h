@@ -188,6 +188,10 @@ void hmplace_scope_enter(enum hmplace_kind hmplace_k);
  * [lo, hi] (a plan entry's min-size/max-size); else the ordinary heap. */
 void hmplace_scope_enter_window(enum hmplace_kind hmplace_k, size_t hmplace_lo,
                                 size_t hmplace_hi);
+/* The same, naming the plan entry for HMPLACE_LOG (what HmPlace.so
+ * writes). */
+void hmplace_scope_enter_entry(enum hmplace_kind hmplace_k, size_t hmplace_lo,
+                               size_t hmplace_hi, const char *hmplace_entry);
 void hmplace_scope_exit(void);
 
 /*--- call-stack placement --------------------------------------------------*

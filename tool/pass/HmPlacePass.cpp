@@ -307,31 +307,31 @@ CallContext contextOf(const DILocation *DL) {
 /// The runtime reports failures through STAT= or stops the program; it does
 /// not unwind, so a plain call is all there is to bracket.
 CallBase *scopeCall(CallBase *CB, Value *KindV,
-                    const SiteDecision *Window = nullptr) {
+                    const SiteDecision *D = nullptr) {
   Module &M = *CB->getModule();
   LLVMContext &Ctx = M.getContext();
   auto *Void = Type::getVoidTy(Ctx);
   auto *I64 = Type::getInt64Ty(Ctx);
+  auto *Ptr = PointerType::getUnqual(Ctx);
   FunctionCallee Exit = M.getOrInsertFunction("hmplace_scope_exit",
                                               FunctionType::get(Void, false));
-  CallInst *In;
-  if (Window) {
-    // The size is the runtime's to compute (from the descriptor): the scope
-    // checks the window when the array is malloc'ed.
-    FunctionCallee Enter = M.getOrInsertFunction(
-        "hmplace_scope_enter_window",
-        FunctionType::get(Void, {KindV->getType(), I64, I64}, false));
-    In = CallInst::Create(
-        Enter,
-        {KindV, ConstantInt::get(I64, Window->MinSize.value_or(0)),
-         ConstantInt::get(I64, Window->MaxSize.value_or(UINT64_MAX))},
-        "", CB->getIterator());
-  } else {
-    FunctionCallee Enter = M.getOrInsertFunction(
-        "hmplace_scope_enter",
-        FunctionType::get(Void, {KindV->getType()}, false));
-    In = CallInst::Create(Enter, {KindV}, "", CB->getIterator());
+  // The size is the runtime's to compute (from the descriptor): the scope
+  // checks a window when the array is malloc'ed. The plan entry's name
+  // goes with it, for HMPLACE_LOG (a table's choice names itself).
+  FunctionCallee Enter = M.getOrInsertFunction(
+      "hmplace_scope_enter_entry",
+      FunctionType::get(Void, {KindV->getType(), I64, I64, Ptr}, false));
+  Value *Entry = ConstantPointerNull::get(Ptr);
+  if (D && D->Entry) {
+    IRBuilder<> B(CB);
+    Entry = B.CreateGlobalStringPtr(D->Entry->key(), "hmplace.entry");
   }
+  CallInst *In = CallInst::Create(
+      Enter,
+      {KindV, ConstantInt::get(I64, D ? D->MinSize.value_or(0) : 0),
+       ConstantInt::get(I64, D ? D->MaxSize.value_or(UINT64_MAX) : UINT64_MAX),
+       Entry},
+      "", CB->getIterator());
   In->setDebugLoc(CB->getDebugLoc());
   Instruction *After = CB->getNextNode();
   if (auto *II = dyn_cast<InvokeInst>(CB))
@@ -717,7 +717,7 @@ void ModulePlacer::placeOne(Site &S, const Placement &P, const SiteDecision &D,
     // the per-kind report covers these sites).
     Value *KindV = ConstantInt::get(Type::getInt32Ty(Ctx), D.RuntimeKind);
     CallBase *New;
-    if (D.windowed() && S.F->Scoped) { // the runtime's malloc checks it
+    if (S.F->Scoped) { // the runtime's malloc checks a window
       New = scopeCall(S.CB, KindV, &D);
     } else {
       if (D.windowed())
