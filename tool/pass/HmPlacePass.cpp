@@ -59,6 +59,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
@@ -353,8 +354,8 @@ std::string noSizeWhy(const IRAllocFn &F) {
 /// The kind argument of a windowed placement: \p Kind when the call's size
 /// is in \p D's window, else the ordinary heap (HMPLACE_HEAP, -1). calloc's
 /// product is checked for overflow (out of the window, as it fails anyway).
-Value *windowedKind(CallBase *CB, const IRAllocFn &F, const SiteDecision &D,
-                    Value *Kind) {
+/// Whether \p CB's size is in \p D's window (an i1 before \p CB).
+Value *inWindow(CallBase *CB, const IRAllocFn &F, const SiteDecision &D) {
   IRBuilder<> B(CB);
   B.SetCurrentDebugLocation(CB->getDebugLoc());
   Type *I64 = B.getInt64Ty();
@@ -371,7 +372,48 @@ Value *windowedKind(CallBase *CB, const IRAllocFn &F, const SiteDecision &D,
     In = B.CreateAnd(In, B.CreateICmpUGE(Size, B.getInt64(*D.MinSize)));
   if (D.MaxSize)
     In = B.CreateAnd(In, B.CreateICmpULE(Size, B.getInt64(*D.MaxSize)));
-  return B.CreateSelect(In, Kind, B.getInt32(-1), "hmplace.kind");
+  return In;
+}
+
+Value *windowedKind(CallBase *CB, const IRAllocFn &F, const SiteDecision &D,
+                    Value *Kind) {
+  IRBuilder<> B(CB);
+  B.SetCurrentDebugLocation(CB->getDebugLoc());
+  return B.CreateSelect(inWindow(CB, F, D), Kind, B.getInt32(-1),
+                        "hmplace.kind");
+}
+
+CallBase *placeCall(CallBase *CB, const IRAllocFn &F, Value *KindV);
+
+/// A windowed placement of a plain call: the size checked first, the
+/// placed call only inside the window, the call as written outside it. A
+/// window over many small allocations (compiler temporaries under an
+/// AutoHBW-style `files:` entry) then costs them a compare, not a trip
+/// through the runtime. (Invokes, whose edges a branch would have to split,
+/// take the kind through a select: windowedKind.)
+CallBase *placeInWindow(CallInst *CB, const IRAllocFn &F, const SiteDecision &D,
+                        Value *Kind) {
+  Value *In = inWindow(CB, F, D);
+  if (auto *C = dyn_cast<ConstantInt>(In)) // a constant size: decided here
+    return C->isOne() ? placeCall(CB, F, Kind) : CB;
+  Instruction *ThenTerm, *ElseTerm;
+  SplitBlockAndInsertIfThenElse(In, CB->getIterator(), &ThenTerm, &ElseTerm);
+  BasicBlock *Tail = CB->getParent();
+  Instruction *Plain = CB->clone();
+  Plain->insertBefore(ElseTerm);
+  CB->moveBefore(ThenTerm);
+  PHINode *Phi = nullptr;
+  if (!CB->getType()->isVoidTy()) {
+    Phi = PHINode::Create(CB->getType(), 2, "", Tail->begin());
+    Phi->setDebugLoc(CB->getDebugLoc());
+  }
+  CallBase *New = placeCall(CB, F, Kind);
+  if (Phi) {
+    New->replaceAllUsesWith(Phi);
+    Phi->addIncoming(New, New->getParent());
+    Phi->addIncoming(Plain, Plain->getParent());
+  }
+  return New;
 }
 
 CallBase *placeCall(CallBase *CB, const IRAllocFn &F, Value *KindV) {
@@ -719,6 +761,8 @@ void ModulePlacer::placeOne(Site &S, const Placement &P, const SiteDecision &D,
     CallBase *New;
     if (S.F->Scoped) { // the runtime's malloc checks a window
       New = scopeCall(S.CB, KindV, &D);
+    } else if (D.windowed() && isa<CallInst>(S.CB)) {
+      New = placeInWindow(cast<CallInst>(S.CB), *S.F, D, KindV);
     } else {
       if (D.windowed())
         KindV = windowedKind(S.CB, *S.F, D, KindV);
