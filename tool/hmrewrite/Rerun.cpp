@@ -103,46 +103,60 @@ static bool isOurKindArgument(StringRef Text) {
 }
 
 /// A plain placed call (`hmplace_malloc(HMPLACE_HBW, n)`) carries no key.
-/// Where a file's plain placed calls are as many as the places the plan's
-/// placing entries name in it (less those its context sites hold), they
-/// are those places in the order of the text, which a formatter never
-/// changes: wherever another indentation, spacing or line breaking has
-/// moved them. (Otherwise the plan changed too: a call no entry names is
-/// kept with a warning, entriesLostIn.)
+/// In a file where some placed calls match no entry, the places the plan's
+/// placing entries name there that no call is at (less those its context
+/// sites hold) are theirs, in the order of the text, which a formatter
+/// never changes, when there are as many of each: wherever another
+/// indentation, spacing or line breaking has moved them. (A plan that
+/// moved a placement from one call to another leaves no place unmatched:
+/// the earlier call goes back to the plain call. Where counts differ the
+/// plan changed too: a call no entry names is kept with a warning,
+/// entriesLostIn.)
 void RewriteSession::recoverPlainSites() {
-  std::map<std::string, std::vector<CallRecord *>> Placed;
-  std::map<std::string, std::set<std::pair<unsigned, unsigned>>> HeldByTables;
-  std::set<std::string> Moved;
+  struct FileCalls {
+    std::vector<CallRecord *> Lost;                 ///< placed, unnamed
+    std::set<std::pair<unsigned, unsigned>> At;     ///< every call
+    std::set<std::pair<unsigned, unsigned>> Tables; ///< context sites
+  };
+  std::map<std::string, FileCalls> Files;
   for (CallRecord &C : Calls) {
-    if (!C.Fn || !C.Fn->allocates() || !C.AlreadyPlaced ||
-        !isOurKindArgument(C.KindArgText))
+    if (!C.Fn || !C.Fn->allocates())
+      continue;
+    FileCalls &F = Files[C.Key.File];
+    F.At.insert({C.Key.Line, C.Key.Column});
+    if (!C.AlreadyPlaced || !isOurKindArgument(C.KindArgText))
       continue;
     if (StringRef(C.KindArgText).starts_with(ByCallersMacro)) {
-      HeldByTables[C.Key.File].insert({C.Key.Line, C.Key.Column});
+      F.Tables.insert({C.Key.Line, C.Key.Column});
       continue;
     }
-    Placed[C.Key.File].push_back(&C);
     CallContext Ctx;
     Ctx.Frames.push_back(C.Key);
     Ctx.CompileDir = C.CompileDir;
     if (!Matcher->wouldMatch(Ctx))
-      Moved.insert(C.Key.File);
+      F.Lost.push_back(&C);
   }
-  for (auto &[File, Cs] : Placed) {
-    if (!Moved.count(File))
+  for (auto &[File, F] : Files) {
+    if (F.Lost.empty())
       continue;
-    std::vector<std::pair<unsigned, unsigned>> Sites;
-    for (auto LC : Matcher->placingSitesIn(Cs[0]->Key, Cs[0]->CompileDir))
-      if (!HeldByTables[File].count(LC))
-        Sites.push_back(LC);
-    if (Sites.size() != Cs.size())
+    std::vector<std::pair<unsigned, unsigned>> Free;
+    for (auto [Line, Col] :
+         Matcher->placingSitesIn(F.Lost[0]->Key, F.Lost[0]->CompileDir)) {
+      bool Taken = F.Tables.count({Line, Col}) ||
+                   llvm::any_of(F.At, [&, L = Line, Co = Col](auto P) {
+                     return P.first == L && (!Co || P.second == Co);
+                   });
+      if (!Taken)
+        Free.push_back({Line, Col});
+    }
+    if (Free.size() != F.Lost.size())
       continue;
-    llvm::sort(Cs, [](const CallRecord *A, const CallRecord *B) {
+    llvm::sort(F.Lost, [](const CallRecord *A, const CallRecord *B) {
       return std::tie(A->Key.Line, A->Key.Column) <
              std::tie(B->Key.Line, B->Key.Column);
     });
-    for (size_t I = 0; I < Cs.size(); ++I)
-      std::tie(Cs[I]->Key.Line, Cs[I]->Key.Column) = Sites[I];
+    for (size_t I = 0; I < Free.size(); ++I)
+      std::tie(F.Lost[I]->Key.Line, F.Lost[I]->Key.Column) = Free[I];
   }
 }
 
