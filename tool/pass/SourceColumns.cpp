@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <vector>
 
 using namespace llvm;
 
@@ -19,6 +20,9 @@ namespace {
 struct Files {
   std::map<std::string, std::unique_ptr<PreprocessedCopy>> Copies;
   std::map<std::string, std::unique_ptr<MemoryBuffer>> Sources;
+  /// Where each line of a source begins (read once: a module has many
+  /// calls).
+  std::map<std::string, std::vector<size_t>> LineStarts;
 
   const PreprocessedCopy *copy(const std::string &Path) {
     auto [It, New] = Copies.try_emplace(Path);
@@ -32,19 +36,20 @@ struct Files {
   }
   std::optional<StringRef> sourceLine(const std::string &Path, unsigned Line) {
     auto [It, New] = Sources.try_emplace(Path);
+    std::vector<size_t> &Starts = LineStarts[Path];
     if (New) {
-      if (auto B = MemoryBuffer::getFile(Path, /*IsText=*/true))
+      if (auto B = MemoryBuffer::getFile(Path, /*IsText=*/true)) {
         It->second = std::move(*B);
+        StringRef Text = It->second->getBuffer();
+        Starts.push_back(0);
+        for (size_t I = 0; I < Text.size(); ++I)
+          if (Text[I] == '\n')
+            Starts.push_back(I + 1);
+      }
     }
-    if (!It->second || Line == 0)
+    if (!It->second || Line == 0 || Line > Starts.size())
       return std::nullopt;
-    StringRef Text = It->second->getBuffer();
-    for (unsigned L = 1; L < Line; ++L) {
-      size_t NL = Text.find('\n');
-      if (NL == StringRef::npos)
-        return std::nullopt;
-      Text = Text.drop_front(NL + 1);
-    }
+    StringRef Text = It->second->getBuffer().drop_front(Starts[Line - 1]);
     return Text.take_until([](char C) { return C == '\n'; }).rtrim('\r');
   }
 };
