@@ -1,7 +1,7 @@
 /*===- interpose.c - process-wide free/realloc replacement -----------------===*
  *
  * Linked into libhmplace.so (the default): the program's free (defined in
- * hmplace.c beside the ownership test it inlines), realloc,
+ * dispatch.c beside the ownership test it inlines), realloc,
  * reallocarray and malloc_usable_size resolve here before glibc, so a placed
  * block freed by code that was never rewritten (another file, a library) is
  * returned to its kind, and everything else goes on to the next allocator.

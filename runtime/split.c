@@ -14,12 +14,12 @@
  *    prefix of the object closest to the shares (the kind furthest behind
  *    its share takes the next run), so every eighth of the object holds the
  *    shares to within a run's share of the eighth.
- *  - Run size: a power of two, at most 2 MiB (a huge page, aligned: the
- *    mapping starts at a region boundary), at most an 80th of the object
- *    (so an eighth holds ten runs or more: within 10 points), at least a
- *    page, and large enough that an object has at most 4096 runs (each
- *    change of policy is a kernel VMA; vm.max_map_count is 65530 by
- *    default). Objects under 80 pages are not split: they go whole to the
+ *  - Run size: a power of two, at most an 80th of the object (so an eighth
+ *    holds ten runs or more: within 10 points), at least a page, and at most
+ *    2 MiB (a huge page, aligned: the mapping starts at a region boundary)
+ *    up to objects of 8 GiB; past that doubled until an object has at most
+ *    4096 runs (each change of policy is a kernel VMA; vm.max_map_count is
+ *    65530 by default). Objects under 80 pages are not split: they go whole to the
  *    kind of the largest share.
  *  - Each part counts against its kind: allocations, bytes, live bytes,
  *    budget. A part whose kind is unavailable here, over its budget, or off

@@ -17,6 +17,9 @@
 // RUN: %hbw env HMPLACE_LOG=1 HMPLACE_LOG_KEPT=1 HMPLACE_BUDGET=HBW=1MiB %t 2>&1 | FileCheck %s --check-prefix=KEPT
 // KEPT: hmplace: log: log.c:30:10 4096 B -> ordinary heap (kept: no entry places it)
 // KEPT-NOT: not logged
+// A planned allocation that nothing can serve says so.
+// RUN: %hbw env HMPLACE_LOG=1 %t huge 2>&1 | FileCheck %s --check-prefix=FAILED
+// FAILED: hmplace: log: {{.*}}.tmp+0x{{[0-9a-f]+}} 4611686018427387904 B -> failed (out of memory)
 // RUN: rm -rf %t.dir && mkdir -p %t.dir
 // RUN: %hbw env HMPLACE_LOG=%t.dir/log.%%p HMPLACE_LOG_RATE=3 %t many > /dev/null 2>&1
 // RUN: cat %t.dir/log.* | FileCheck %s --check-prefix=RATE
@@ -40,6 +43,8 @@ __attribute__((noinline)) static void *get(size_t n) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "huge"))
+    return grid((size_t)1 << 62) != NULL;
   if (argc > 1) {
     for (int i = 0; i < 1000; ++i)
       free(grid(64));

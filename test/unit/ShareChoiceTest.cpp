@@ -85,8 +85,27 @@ TEST(IntervalLoad, ArgmaxFindsThePeak) {
   EXPECT_EQ(L.argmax(0, 7), 3u); // 10 + 5 + 7 at 3 and 4: the first
   EXPECT_EQ(L.argmax(5, 7), 5u); // 17 at 5 and 6
   EXPECT_EQ(L.argmax(0, 1), 0u);
-  L.add(3, 6, uint64_t(0) - 7); // the exact undo
+  L.remove(3, 6, 7); // the exact undo
   EXPECT_EQ(L.argmax(0, 7), 2u);
+}
+
+// A removal that undoes no add exactly (part of a range taken out): the
+// maxima stay right. (With unsigned sums the root's maximum wrapped: 6 for
+// 10 here.)
+TEST(IntervalLoad, PartialRemoval) {
+  IntervalLoad L(8);
+  L.add(0, 7, 10);
+  L.remove(2, 3, 4);
+  EXPECT_EQ(L.max(0, 7), 10u);
+  EXPECT_EQ(L.max(2, 3), 6u);
+  EXPECT_EQ(L.max(1, 2), 10u);
+  EXPECT_NE(L.argmax(0, 7), 2u);
+  EXPECT_NE(L.argmax(0, 7), 3u);
+  L.remove(0, 7, 10);
+  L.add(5, 5, 1);
+  EXPECT_EQ(L.max(0, 7), 1u);
+  EXPECT_EQ(L.argmax(0, 7), 5u);
+  EXPECT_EQ(L.max(0, 4), 0u); // -4 at 2 and 3: loads are never below 0
 }
 
 } // namespace

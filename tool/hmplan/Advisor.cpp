@@ -394,7 +394,7 @@ void chooseSlow(const std::vector<Item> &Items,
     }
     if (!I->Nameable)
       continue;
-    Load.add(I->Lo, I->Hi, uint64_t(0) - I->U->Usable);
+    Load.remove(I->Lo, I->Hi, I->U->Usable);
     ContextDecision &CD = Dec[I];
     CD.Tier = Slow;
     CD.Share = 100;

@@ -8,10 +8,10 @@
 
 namespace hmplace {
 
-uint64_t IntervalLoad::query(size_t Node, size_t B, size_t E, size_t L,
-                             size_t R) const {
+int64_t IntervalLoad::query(size_t Node, size_t B, size_t E, size_t L,
+                            size_t R) const {
   if (R < B || E < L)
-    return 0;
+    return INT64_MIN / 2; // outside: never the max
   if (L <= B && E <= R)
     return Max[Node];
   size_t M = (B + E) / 2;
@@ -19,12 +19,12 @@ uint64_t IntervalLoad::query(size_t Node, size_t B, size_t E, size_t L,
                               query(2 * Node + 1, M + 1, E, L, R));
 }
 
-std::pair<uint64_t, size_t> IntervalLoad::where(size_t Node, size_t B, size_t E,
-                                                size_t L, size_t R) const {
+std::pair<int64_t, size_t> IntervalLoad::where(size_t Node, size_t B, size_t E,
+                                               size_t L, size_t R) const {
   if (B == E)
     return {Max[Node], B};
   size_t M = (B + E) / 2;
-  std::pair<uint64_t, size_t> Out;
+  std::pair<int64_t, size_t> Out;
   if (L <= B && E <= R) // covered: down the side that holds the max
     Out = Max[2 * Node] >= Max[2 * Node + 1]
               ? where(2 * Node, B, M, B, M)
@@ -42,7 +42,7 @@ std::pair<uint64_t, size_t> IntervalLoad::where(size_t Node, size_t B, size_t E,
 }
 
 void IntervalLoad::update(size_t Node, size_t B, size_t E, size_t L, size_t R,
-                          uint64_t V) {
+                          int64_t V) {
   if (R < B || E < L)
     return;
   if (L <= B && E <= R) {
@@ -78,7 +78,7 @@ public:
   void take(size_t I) {
     In[I] = false;
     Gain -= Items[I].Gain;
-    Load.add(Items[I].Lo, Items[I].Hi, uint64_t(0) - Items[I].Weight);
+    Load.remove(Items[I].Lo, Items[I].Hi, Items[I].Weight);
   }
   /// Add every item of \p Order that fits, in that order.
   void fill(const std::vector<size_t> &Order) {

@@ -35,25 +35,38 @@ struct KnapItem {
   size_t Lo = 0, Hi = 0; ///< cut indices of its lifetime, inclusive
 };
 
-/// Range add, range max over cut points.
+/// Range add, range max over cut points. Loads are kept signed, so that a
+/// removal need not undo an earlier add exactly (a part of an object taken
+/// out of a range the whole was added to): a node's partial sums may go
+/// below zero on the way, the maxima stay right.
 class IntervalLoad {
 public:
   explicit IntervalLoad(size_t N) : N(N), Max(4 * N + 4), Add(4 * N + 4) {}
-  uint64_t max(size_t L, size_t R) const { return query(1, 0, N - 1, L, R); }
+  /// The largest load over cut points [L, R] (never below 0: loads are
+  /// bytes).
+  uint64_t max(size_t L, size_t R) const {
+    int64_t M = query(1, 0, N - 1, L, R);
+    return M < 0 ? 0 : uint64_t(M);
+  }
   /// A cut point in [L, R] where the load is max(L, R).
   size_t argmax(size_t L, size_t R) const {
     return where(1, 0, N - 1, L, R).second;
   }
-  void add(size_t L, size_t R, uint64_t V) { update(1, 0, N - 1, L, R, V); }
+  void add(size_t L, size_t R, uint64_t V) {
+    update(1, 0, N - 1, L, R, int64_t(V));
+  }
+  void remove(size_t L, size_t R, uint64_t V) {
+    update(1, 0, N - 1, L, R, -int64_t(V));
+  }
 
 private:
-  uint64_t query(size_t Node, size_t B, size_t E, size_t L, size_t R) const;
+  int64_t query(size_t Node, size_t B, size_t E, size_t L, size_t R) const;
   /// The max over [L, R] within node's [B, E], and a cut holding it.
-  std::pair<uint64_t, size_t> where(size_t Node, size_t B, size_t E, size_t L,
-                                    size_t R) const;
-  void update(size_t Node, size_t B, size_t E, size_t L, size_t R, uint64_t V);
+  std::pair<int64_t, size_t> where(size_t Node, size_t B, size_t E, size_t L,
+                                   size_t R) const;
+  void update(size_t Node, size_t B, size_t E, size_t L, size_t R, int64_t V);
   size_t N;
-  std::vector<uint64_t> Max, Add;
+  std::vector<int64_t> Max, Add;
 };
 
 /// A choice as the model saw it: what `hmplan advise --dump-model` writes

@@ -188,10 +188,13 @@ struct Load {
   uint64_t peakOver(size_t I) const {
     return L.max(at((*Items)[I].Start), at((*Items)[I].End));
   }
-  /// Add \p Bytes of item \p I (\p Take: the exact undo of such an add).
+  /// Add \p Bytes of item \p I (\p Take: take them out again).
   void add(size_t I, uint64_t Bytes, bool Take = false) {
-    L.add(at((*Items)[I].Start), at((*Items)[I].End),
-          Take ? uint64_t(0) - Bytes : Bytes);
+    size_t Lo = at((*Items)[I].Start), Hi = at((*Items)[I].End);
+    if (Take)
+      L.remove(Lo, Hi, Bytes);
+    else
+      L.add(Lo, Hi, Bytes);
   }
   const std::vector<ShareItem> *Items; ///< a pointer: a Load is copied
   std::vector<uint64_t> Cuts;

@@ -13,8 +13,10 @@
 ///  - A planned call written in a macro argument is rewritten where it is
 ///    spelled. A planned call inside a macro body is not: the body is shared
 ///    by every use of the macro. It is reported with the macro's name.
-///  - free/realloc inside a macro body of an edited file are rewritten in the
-///    body: the dispatching versions are right for every use.
+///  - With --dispatch-frees, free/realloc inside a macro body of an edited
+///    file are rewritten in the body: the dispatching versions are right for
+///    every use. (By default frees are left alone: libhmplace.so's free
+///    dispatches any pointer.)
 ///  - Calls in system headers are never touched.
 ///  - The `#include <hmplace.h>` takes the place of a blank line after the
 ///    include block, so no line moves: plan keys, profiles and debug info
