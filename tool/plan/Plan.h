@@ -296,9 +296,6 @@ public:
   /// \p S's file and place (not on the ordinary heap), in order.
   std::vector<std::pair<unsigned, unsigned>>
   placingSitesIn(const SourcePos &S, llvm::StringRef CompileDir) const;
-  /// Whether some frame of some entry (innermost or caller) names \p S's
-  /// file.
-  bool namesFile(const SourcePos &S, llvm::StringRef CompileDir) const;
   /// Whether an entry's innermost frame is on \p Line: a call on any other
   /// line (and not the standard allocator's) is decided without the matcher,
   /// which a front end with thousands of calls per file may skip.

@@ -312,16 +312,6 @@ SiteMatcher::placingSitesIn(const SourcePos &S, StringRef CompileDir) const {
   return Out;
 }
 
-bool SiteMatcher::namesFile(const SourcePos &S, StringRef CompileDir) const {
-  for (const PlanEntry &E : P.Entries)
-    for (const Frame &F : E.Frames)
-      if (F.Kind == Frame::Form::Source &&
-          matchPath(F.File, S.File, P.PlanDir, CompileDir, P.IgnoreCase) !=
-              PathMatch::None)
-        return true;
-  return false;
-}
-
 std::vector<ContextChoice>
 SiteMatcher::containerChoicesFor(const CallContext &C) const {
   std::vector<const PlanEntry *> Ents;
