@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <numaif.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,32 +40,39 @@ static _Atomic unsigned long Dropped;
 static int LogKept;
 static _Atomic unsigned long KeptUnlogged;
 
+/* One line to the log: "hmplace: log: " and the text, cut to the buffer
+ * with its newline kept. */
+__attribute__((format(printf, 1, 2))) static void put_line(const char *fmt,
+                                                           ...) {
+  char line[1024] = "hmplace: log: ";
+  size_t head = strlen(line);
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(line + head, sizeof line - head, fmt, ap);
+  va_end(ap);
+  if (len < 0)
+    return;
+  size_t total = head + (size_t)len;
+  if (total > sizeof line - 1)
+    total = sizeof line - 1, line[total - 1] = '\n';
+  if (write(LogFd, line, total) < 0) {
+  }
+}
+
 static void say_kept(void) {
   unsigned long n = atomic_exchange(&KeptUnlogged, 0);
-  if (!n)
-    return;
-  char line[256];
-  int len = snprintf(line, sizeof line,
-                     "hmplace: log: %lu allocations their entry kept on the "
-                     "ordinary heap (out of a size window, or callers its "
-                     "table leaves there) not logged (HMPLACE_LOG_KEPT=1 "
-                     "logs them)\n",
-                     n);
-  if (write(LogFd, line, (size_t)len) < 0) {
-  }
+  if (n)
+    put_line("%lu allocations their entry kept on the ordinary heap (out of "
+             "a size window, or callers its table leaves there) not logged "
+             "(HMPLACE_LOG_KEPT=1 logs them)\n",
+             n);
 }
 
 static void say_dropped(void) {
   unsigned long n = atomic_exchange(&Dropped, 0);
-  if (!n)
-    return;
-  char line[128];
-  int len = snprintf(line, sizeof line,
-                     "hmplace: log: %lu lines left out (HMPLACE_LOG_RATE=%u "
-                     "lines a second)\n",
-                     n, Rate);
-  if (write(LogFd, line, (size_t)len) < 0) {
-  }
+  if (n)
+    put_line("%lu lines left out (HMPLACE_LOG_RATE=%u lines a second)\n", n,
+             Rate);
 }
 
 void hm_log_init(void) {
@@ -187,11 +195,5 @@ void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
       policy_of(pol, sizeof pol, p);
     snprintf(to, sizeof to, "%s%s", hmplace_kind_name(want), pol);
   }
-  char line[1024];
-  int len =
-      snprintf(line, sizeof line, "hmplace: log: %s %zu B -> %s\n", at, n, to);
-  if (len > (int)sizeof line - 1)
-    len = (int)sizeof line - 1, line[len - 1] = '\n';
-  if (write(LogFd, line, (size_t)len) < 0) {
-  }
+  put_line("%s %zu B -> %s\n", at, n, to);
 }
