@@ -135,6 +135,15 @@ struct CallRecord {
   std::string NotPlaceable;
 };
 
+/// What the plan's matcher sees of the call \p C when keyed at \p Key (its
+/// own key, or one an earlier run's text carries): that one frame.
+inline CallContext keyContext(const CallRecord &C, const SourcePos &Key) {
+  CallContext Ctx;
+  Ctx.Frames.push_back(Key);
+  Ctx.CompileDir = C.CompileDir.str();
+  return Ctx;
+}
+
 /// Where things are in a file hmrewrite may edit (the main file, headers
 /// selected with --header-filter), as the parse saw them: what the include
 /// insertion needs to put `#include <hmplace.h>` at file scope, outside

@@ -72,10 +72,7 @@ void RewriteSession::recoverKeys() {
   };
   std::map<std::string, std::vector<Both>> ByFile;
   auto Named = [&](const CallRecord &C, const SourcePos &K) {
-    CallContext Ctx;
-    Ctx.Frames.push_back(K);
-    Ctx.CompileDir = C.CompileDir;
-    return C.Fn ? Matcher->wouldMatch(Ctx)
+    return C.Fn ? Matcher->wouldMatch(keyContext(C, K))
                 : Matcher->wouldNote(K, C.CompileDir);
   };
   for (CallRecord &C : Calls)
@@ -130,10 +127,7 @@ void RewriteSession::recoverPlainSites() {
       F.Tables.insert({C.Key.Line, C.Key.Column});
       continue;
     }
-    CallContext Ctx;
-    Ctx.Frames.push_back(C.Key);
-    Ctx.CompileDir = C.CompileDir;
-    if (!Matcher->wouldMatch(Ctx))
+    if (!Matcher->wouldMatch(keyContext(C, C.Key)))
       F.Lost.push_back(&C);
   }
   for (auto &[File, F] : Files) {

@@ -388,10 +388,8 @@ bool RewriteSession::finish() {
     for (size_t I = 0; I < Calls.size(); ++I)
       if (Calls[I].Fn && Calls[I].Fn->allocates() &&
           Matcher->mayMatchLine(Calls[I].Key.Line)) {
-        CallContext Ctx;
-        Ctx.Frames.push_back(Calls[I].Key);
-        Ctx.CompileDir = Calls[I].CompileDir;
-        CallIndex[I] = int(Matcher->addCall(std::move(Ctx)));
+        CallIndex[I] =
+            int(Matcher->addCall(keyContext(Calls[I], Calls[I].Key)));
       }
     Decisions = Matcher->resolve();
   }
@@ -401,9 +399,7 @@ bool RewriteSession::finish() {
     if (!C.Fn) {
       if (!Matcher)
         continue;
-      CallContext Ctx;
-      Ctx.Frames.push_back(C.Key);
-      Ctx.CompileDir = C.CompileDir;
+      CallContext Ctx = keyContext(C, C.Key);
       std::vector<const PlanEntry *> Through;
       bool Wanted = Matcher->isNoted(Ctx, &Through);
       // Container entries whose user frame this is: the note also arms the
