@@ -27,6 +27,8 @@
  *memory). The best of the repetitions is the figure, as STREAM reports.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include "tier.h"
+
 #include <errno.h>
 #include <numaif.h>
 #include <pthread.h>
@@ -303,17 +305,9 @@ static void name_tiers(struct node *nodes, int count) {
   for (int i = 0; i < count; ++i)
     if (nodes[i].has_cpus && nodes[i].measured > ddr_best)
       ddr_best = nodes[i].measured;
-  for (int i = 0; i < count; ++i) {
-    struct node *n = &nodes[i];
-    if (n->memkind_hbw)
-      n->tier = "hbm";
-    else if (n->has_cpus)
-      n->tier = "ddr";
-    else if (ddr_best > 0 && n->measured > 1.2 * ddr_best)
-      n->tier = "hbm";
-    else
-      n->tier = "slow";
-  }
+  for (int i = 0; i < count; ++i)
+    nodes[i].tier = hmplace_probe_tier(nodes[i].memkind_hbw, nodes[i].has_cpus,
+                                       nodes[i].measured, ddr_best);
 }
 
 static void size_text(char *buf, size_t n, unsigned long long b) {
