@@ -1,5 +1,5 @@
 # lit configuration for HmPlace: substitutions for the project's tools, the
-# runtime's include/lib paths, clang 19 and LLVM's test utilities.
+# runtime's include/lib paths, the LLVM's compilers and test utilities.
 import os
 import sys
 import lit.formats
@@ -30,6 +30,20 @@ config.environment["HMPLACE_SYSFS"] = "/nonexistent"
 def tool(name):
     return os.path.join(bindir, name)
 
+# The LLVM the tree was built against (19 or 22): %llvm_major, and the
+# compilers by the names Debian puts on PATH, which the wrappers run (before
+# %clang, %flang and %clangxx, which prefix them).
+config.substitutions.append(("%llvm_major", config.llvm_major))
+config.substitutions.append(("%clangxx_name", "clang++-" + config.llvm_major))
+config.substitutions.append(("%clang_name", "clang-" + config.llvm_major))
+config.substitutions.append(("%flang_name", "flang-new-" + config.llvm_major))
+config.available_features.add("llvm-" + config.llvm_major)
+# That LLVM's clang-format (hmrewrite formats with its libFormat), and git's
+# clang-format subcommand running it.
+config.substitutions.append(
+    ("%git_clang_format", os.path.join(tools, "git-clang-format") +
+     " --binary " + os.path.join(tools, "clang-format")))
+config.substitutions.append(("%clang_format", os.path.join(tools, "clang-format")))
 # Longer names first: lit substitutes in order, and %hmplan prefixes others.
 config.substitutions.append(("%hmplan_raw_fuzz", tool("hmplan-raw-fuzz")))
 config.substitutions.append(("%hmplan_fuzz", tool("hmplan-fuzz")))

@@ -334,6 +334,20 @@ long double hmplace_ctx_pass_ldouble(long double hmplace_value);
 #else
 #define HMPLACE_UNIQUE_ __LINE__
 #endif
+/* clang 22 calls __COUNTER__ a C2y extension (a warning under -pedantic,
+ * in C and C++): the declarations that use it say it is meant. */
+#if defined(__clang__) && defined(__has_warning)
+#if __has_warning("-Wc2y-extensions")
+#define HMPLACE_UNIQUE_BEGIN_                                                  \
+  _Pragma("clang diagnostic push")                                             \
+      _Pragma("clang diagnostic ignored \"-Wc2y-extensions\"")
+#define HMPLACE_UNIQUE_END_ _Pragma("clang diagnostic pop")
+#endif
+#endif
+#ifndef HMPLACE_UNIQUE_BEGIN_
+#define HMPLACE_UNIQUE_BEGIN_
+#define HMPLACE_UNIQUE_END_
+#endif
 #if defined(__GNUC__)
 #define HMPLACE_UNUSED_ __attribute__((__unused__))
 #else
@@ -401,8 +415,10 @@ void hmplace_ctx_register(const char *const *hmplace_sites, size_t hmplace_n);
     ::hmplace::hmplace_caller_guard hmplace_guard_(frame);                     \
     __VA_ARGS__;                                                               \
   } while (0)
-#define HMPLACE_CALLER_DECL(frame, ...)                                       \
-  HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)
+#define HMPLACE_CALLER_DECL(frame, ...)                                        \
+  HMPLACE_UNIQUE_BEGIN_                                                        \
+  HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)                    \
+  HMPLACE_UNIQUE_END_
 #define HMPLACE_CALLER_DECL_(n, frame, ...)                                    \
   ::hmplace::hmplace_caller_guard HMPLACE_CAT_(hmplace_guard_, n)(frame);      \
   __VA_ARGS__;                                                                 \
@@ -431,7 +447,9 @@ void hmplace_ctx_register(const char *const *hmplace_sites, size_t hmplace_n);
     __VA_ARGS__;                                                               \
   } while (0)
 #define HMPLACE_CALLER_DECL(frame, ...)                                        \
-  HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)
+  HMPLACE_UNIQUE_BEGIN_                                                        \
+  HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)                    \
+  HMPLACE_UNIQUE_END_
 #define HMPLACE_CALLER_DECL_(n, frame, ...)                                    \
   HMPLACE_RESTORED_ HMPLACE_CAT_(hmplace_depth_, n) = hmplace_ctx_push(frame); \
   __VA_ARGS__;                                                                 \
@@ -474,8 +492,10 @@ void hmplace_ctx_register(const char *const *hmplace_sites, size_t hmplace_n);
     __VA_ARGS__;                                                              \
     hmplace_ctx_leave(hmplace_depth_);                                        \
   } while (0)
-#define HMPLACE_CALLER_DECL(frame, ...)                                       \
-  HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)
+#define HMPLACE_CALLER_DECL(frame, ...)                                        \
+  HMPLACE_UNIQUE_BEGIN_                                                        \
+  HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)                    \
+  HMPLACE_UNIQUE_END_
 #define HMPLACE_CALLER_DECL_(n, frame, ...)                                   \
   uint32_t HMPLACE_CAT_(hmplace_depth_, n) = hmplace_ctx_enter(frame);        \
   __VA_ARGS__;                                                                \

@@ -3,7 +3,7 @@
  * `hmcc --profile` (and hmc++, hmfort) links this into a program built with
  * LLVM MemProf instrumentation, with -Wl,--wrap for the allocation functions
  * below, so that `hmplan advise` sees every heap object of the run. Two
- * things LLVM 19's MemProf runtime gets wrong without it:
+ * things LLVM's MemProf runtime (19 and 22) gets wrong without it:
  *
  *  - Blocks over 128 KiB still allocated at exit are left out of the
  *    profile. At exit the runtime records the live blocks by walking its
@@ -32,7 +32,7 @@
  * a context stays the program's own call, as without the wrappers. Requests
  * under 64 KiB go straight to the real function.
  *
- * x86-64 only: LLVM 19 reads raw MemProf profiles of x86 programs only.
+ * x86-64 only: LLVM (19, 22) reads raw MemProf profiles of x86 programs only.
  * Built without debug info, on purpose (above).
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE

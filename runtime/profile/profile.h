@@ -1,7 +1,7 @@
 /*===- profile.h - HmPlace's MemProf profile support, shared parts --------===*
  *
  * The requests that the profile support library (profile.c) makes through
- * memalign so that LLVM 19's MemProf records them when they are still live
+ * memalign so that LLVM's MemProf records them when they are still live
  * at exit: 64 KiB and more (the runtime's primary allocator ends at 128 KiB;
  * below that the block is found without help, above it only with a
  * memalign's magic word).

@@ -2,7 +2,7 @@
  *
  * The C++ half of profile.c: the global operator new forms a program calls,
  * wrapped (-Wl,--wrap=_Znwm, ...) so that a request of 64 KiB or more is
- * made by the aligned form, which leaves the magic word LLVM 19's MemProf
+ * made by the aligned form, which leaves the magic word LLVM's MemProf
  * needs to record a block still live at exit (profile.c says why). A file
  * of its own: only a C++ program references operator new, and only then is
  * this pulled from the archive (a C program has no operator new to call).

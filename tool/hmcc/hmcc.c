@@ -11,9 +11,10 @@
 // by that name: PATH=<prefix>/libexec/hmplace:$PATH make CC=clang.
 //
 // The compiler underneath: $HMPLACE_CC / $HMPLACE_CXX / $HMPLACE_FC (words
-// split at blanks, e.g. "ccache clang-19"), else clang-19 / clang++-19 /
-// flang-new-19. It may be an MPI wrapper (mpicc, mpif90, ...): that is told
-// to run clang/flang 19 underneath, since only they load the plugin. A
+// split at blanks, e.g. "ccache clang-19"), else the clang, clang++ and
+// flang-new of the LLVM HmPlace was built with (HMPLACE_CLANG and so on, e.g.
+// clang-19). It may be an MPI wrapper (mpicc, mpif90, ...): that is told to
+// run those compilers underneath, since only they load the plugin. A
 // relative plan is made absolute, so that recursive make finds it from any
 // directory. Where no -g is given, line tables are added: the pass keys sites
 // by debug locations. Only a link adds the runtime.
@@ -31,6 +32,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The compilers of the LLVM HmPlace.so was built for (tool/hmcc/CMakeLists). */
+#ifndef HMPLACE_CLANG
+#error "define HMPLACE_CLANG, HMPLACE_CLANGXX and HMPLACE_FLANG"
+#endif
 
 enum lang { LANG_C, LANG_CXX, LANG_FORTRAN };
 
@@ -321,15 +327,15 @@ static void read_args(int argc, char **argv, struct request *r) {
 }
 
 /* The compiler underneath into cmd[0..): $HMPLACE_CC/CXX/FC split at blanks
- * ("ccache clang-19"), else clang/flang 19; the count, or exits. */
+ * ("ccache clang-19"), else HmPlace's LLVM's; the count, or exits. */
 static int compiler_words(const struct request *r, const char *self,
                           char **cmd) {
   const char *env = getenv(r->lang == LANG_CXX       ? "HMPLACE_CXX"
                            : r->lang == LANG_FORTRAN ? "HMPLACE_FC"
                                                      : "HMPLACE_CC");
-  const char *dflt = r->lang == LANG_CXX       ? "clang++-19"
-                     : r->lang == LANG_FORTRAN ? "flang-new-19"
-                                               : "clang-19";
+  const char *dflt = r->lang == LANG_CXX       ? HMPLACE_CLANGXX
+                     : r->lang == LANG_FORTRAN ? HMPLACE_FLANG
+                                               : HMPLACE_CLANG;
   char *cc_words = strdup(env && *env ? env : dflt);
   int n = 0;
   for (char *w = strtok(cc_words, " \t"); w; w = strtok(NULL, " \t"))
@@ -347,17 +353,17 @@ static int compiler_words(const struct request *r, const char *self,
     exit(127);
   }
   cmd[0] = found;
-  /* An MPI wrapper runs clang/flang 19 underneath. */
+  /* An MPI wrapper runs HmPlace's LLVM's compilers underneath. */
   const char *base = strrchr(cmd[0], '/');
   base = base ? base + 1 : cmd[0];
   if (starts_with(base, "mpi")) {
-    set_default("OMPI_CC", "clang-19");
-    set_default("OMPI_CXX", "clang++-19");
-    set_default("OMPI_FC", "flang-new-19");
-    set_default("MPICH_CC", "clang-19");
-    set_default("MPICH_CXX", "clang++-19");
-    set_default("MPICH_FC", "flang-new-19");
-    set_default("MPICH_F90", "flang-new-19");
+    set_default("OMPI_CC", HMPLACE_CLANG);
+    set_default("OMPI_CXX", HMPLACE_CLANGXX);
+    set_default("OMPI_FC", HMPLACE_FLANG);
+    set_default("MPICH_CC", HMPLACE_CLANG);
+    set_default("MPICH_CXX", HMPLACE_CLANGXX);
+    set_default("MPICH_FC", HMPLACE_FLANG);
+    set_default("MPICH_F90", HMPLACE_FLANG);
   }
   return n;
 }
@@ -543,9 +549,9 @@ static int profile_flags(const struct request *r, char **cmd, int n,
 /* `hmcc --help`: the wrapper's own options; the compiler's are its own
  * (`--help` after other arguments, or `clang-19 --help`). */
 static int print_help(enum lang lang) {
-  const char *cc = lang == LANG_CXX       ? "clang++-19"
-                   : lang == LANG_FORTRAN ? "flang-new-19"
-                                          : "clang-19";
+  const char *cc = lang == LANG_CXX       ? HMPLACE_CLANGXX
+                   : lang == LANG_FORTRAN ? HMPLACE_FLANG
+                                          : HMPLACE_CLANG;
   const char *env = lang == LANG_CXX       ? "HMPLACE_CXX"
                     : lang == LANG_FORTRAN ? "HMPLACE_FC"
                                            : "HMPLACE_CC";

@@ -107,7 +107,7 @@ std::string unitKey(const ProfileContext &C) {
 }
 
 std::string planFrame(const ProfileFrame &F, const PlanPathNamer &Names) {
-  return Names.name(F.File) + ":" + utostr(F.Line) + ":" + utostr(F.Column);
+  return F.text(Names.name(F.File));
 }
 
 std::string percent(double V) {

@@ -75,7 +75,7 @@ void printBlindSpots(const Advice &A, raw_ostream &OS) {
   if (B.NoSupport)
     OS << "  - blocks over 128 KiB still allocated at exit: the binary was "
           "not linked with HmPlace's profile support (hmcc --profile), and "
-          "LLVM 19's MemProf leaves them out\n";
+          "LLVM's MemProf (19 and 22) leaves them out\n";
   if (!B.NoFramePointer.empty())
     OS << "  - the callers of " << join(B.NoFramePointer, ", ")
        << ": built without frame pointers, so stacks stop there\n";

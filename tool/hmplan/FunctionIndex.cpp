@@ -1,6 +1,7 @@
 //===- FunctionIndex.cpp - the profiled binary's functions, from DWARF ----===//
 #include "FunctionIndex.h"
 #include "plan/AllocFns.h"
+#include "plan/LLVMCompat.h"
 #include "plan/SiteKey.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -109,8 +110,8 @@ void FunctionIndex::addCallSite(DWARFContext &Ctx, const DWARFDie &Site) {
   DILineInfoSpecifier Spec(
       DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
       DILineInfoSpecifier::FunctionNameKind::None);
-  DILineInfo L = Ctx.getLineInfoForAddress(
-      {*Ret - 1, object::SectionedAddress::UndefSection}, Spec);
+  DILineInfo L =
+      lineInfoAt(Ctx, {*Ret - 1, object::SectionedAddress::UndefSection}, Spec);
   if (!L.Line || L.FileName == DILineInfo::BadString)
     return;
   CallsAt &C = Calls[normalizePath(L.FileName, "/") + ":" + utostr(L.Line) +
@@ -133,7 +134,7 @@ void FunctionIndex::add(StringRef Key, const std::string &File,
     D.Line = Line;
     D.Name = functionName(Key, Short);
     D.FramePointer = FramePointer;
-    ByGUID[memprof::IndexedMemProfRecord::getGUID(Key)] = &D;
+    ByGUID[functionGUID(Key)] = &D;
     return;
   }
   // The same function seen from several units (an inline function of a

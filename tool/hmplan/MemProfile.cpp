@@ -50,8 +50,12 @@ uint64_t ProfileContext::peakBytes() const {
                   PerObject * objectsAtOnce());
 }
 
-std::string ProfileFrame::text() const {
-  return File + ":" + utostr(Line) + ":" + utostr(Column);
+std::string ProfileFrame::text(StringRef Name) const {
+  // Column 0 on a line: the debug info gives no column (-gno-column-info),
+  // and the frame matches any call of its line.
+  if (Column == 0 && Line != 0)
+    return (Name + ":" + utostr(Line)).str();
+  return (Name + ":" + utostr(Line) + ":" + utostr(Column)).str();
 }
 
 std::string ProfileContext::framesKey() const {
@@ -129,6 +133,8 @@ const FunctionIndex::Decl *declOf(const memprof::Frame &F,
 void addFrames(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
                ProfileContext &Ctx, Collected &C) {
   bool Missing = false, Merged = false, Physical = false;
+  bool Columns = any_of(AI.CallStack,
+                        [](const memprof::Frame &F) { return F.Column != 0; });
   for (size_t I = 0; I < AI.CallStack.size(); ++I) {
     const memprof::Frame &F = AI.CallStack[I];
     const FunctionIndex::Decl *Decl = declOf(F, Index);
@@ -140,11 +146,15 @@ void addFrames(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
       continue;
     }
     // A call the optimizer merged with another (two identical calls in an
-    // if/else at -O2) has line 0: the offset is the function's line
-    // negated. As the allocation call it names no call of the source (the
+    // if/else at -O2) has line 0 (the offset is the function's line
+    // negated) or, from LLVM 22, also a line without a column (the line of
+    // the function it was inlined into), where the other frames have
+    // columns. As the allocation call it names no call of the source (the
     // front ends see the calls apart); as a caller it is left out, as a
     // frame the index lacks is.
     int64_t Line = int64_t(Decl->Line) + int32_t(F.LineOffset);
+    if (F.Column == 0 && Columns)
+      Line = 0;
     if (Line <= 0 && !Ctx.Frames.empty()) {
       Merged = true;
     } else {
@@ -239,6 +249,20 @@ void endRecord(Collected &C) {
   C.Record.clear();
 }
 
+/// Whether \p I holds every field the advisor reads. llvm-profdata of LLVM
+/// 20 and later writes an indexed profile with its hot/cold fields only
+/// (no access counts, sizes or timestamps) unless given
+/// --memprof-full-schema.
+bool hasAdvisorFields(const memprof::PortableMemInfoBlock &I) {
+  using memprof::Meta;
+  for (Meta M : {Meta::AllocCount, Meta::TotalSize, Meta::MaxSize,
+                 Meta::TotalAccessCount, Meta::NumLifetimeOverlaps,
+                 Meta::AllocTimestamp, Meta::DeallocTimestamp})
+    if (!I.getSchema()[to_underlying(M)])
+      return false;
+  return true;
+}
+
 /// Why an LLVM reader failed, in words.
 std::string message(Error E) { return toString(std::move(E)); }
 
@@ -314,8 +338,16 @@ std::string readProfile(const std::string &Path, StringRef Binary,
         consumeError(R.takeError()); // no allocations there
         continue;
       }
-      for (const memprof::AllocationInfo &AI : R->AllocSites)
+      for (const memprof::AllocationInfo &AI : R->AllocSites) {
+        if (!hasAdvisorFields(AI.Info)) {
+          Why = "the indexed profile holds only llvm-profdata's hot/cold "
+                "fields (no access counts or sizes); merge the raw profiles "
+                "again with `llvm-profdata merge --memprof-full-schema`, or "
+                "give hmplan the raw profiles";
+          return;
+        }
         collect(AI, Index, nullptr, C);
+      }
       endRecord(C);
     }
   });
@@ -341,7 +373,7 @@ bool hasProfileSupport(const object::ObjectFile &Obj) {
 }
 
 const char *const NoSupportWhy =
-    "LLVM 19's MemProf leaves out blocks over 128 KiB that are still "
+    "LLVM's MemProf (19 and 22) leaves out blocks over 128 KiB that are still "
     "allocated at exit (arrays a program never frees); link the program "
     "through hmcc --profile (or hmc++, hmfort) and profile again";
 
@@ -416,7 +448,7 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
   Blind.NoSupport = !hasProfileSupport(*Obj->getBinary());
   RawStacks Stacks(*Obj->getBinary(), *Dwarf);
   // Raw profiles name the binaries of the process by build id: the check
-  // LLVM 19's reader does not make.
+  // LLVM's reader does not make.
   std::string BinaryId =
       toHex(object::getBuildID(Obj->getBinary()), /*LowerCase=*/true);
   std::map<std::string, ProfileContext> All;

@@ -29,8 +29,10 @@ struct ProfileFrame {
   std::string File; ///< absolute, without `.` and `..`
   unsigned Line = 0, Column = 0;
   std::string Function; ///< demangled where possible
-  /// "file:line:col".
-  std::string text() const;
+  /// "file:line:col", or "file:line" where the debug info has no column;
+  /// the file named \p Name (a plan's path for it).
+  std::string text(llvm::StringRef Name) const;
+  std::string text() const { return text(File); }
 };
 
 /// One allocation context (call stack) and what the profiles say of it,
@@ -83,7 +85,7 @@ struct ProfileContext {
 /// by `--explain`.
 struct ProfileBlindSpots {
   /// The binary was not linked with HmPlace's profile support (hmcc
-  /// --profile): LLVM 19's MemProf leaves out blocks over 128 KiB that are
+  /// --profile): LLVM's MemProf leaves out blocks over 128 KiB that are
   /// still allocated at exit.
   bool NoSupport = false;
   /// Functions built without frame pointers that cut some stacks

@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Endian.h"
 
 #include <cstdint>
@@ -49,6 +50,20 @@ private:
 
 std::string at(uint64_t Offset) { return "at byte " + utostr(Offset); }
 
+/// The raw versions the LLVM HmPlace is built with reads (19: 3 and 4; 22:
+/// also 5, whose access histograms are 16-bit counts).
+const uint64_t Supported[] = MEMPROF_RAW_SUPPORTED_VERSIONS;
+
+std::string supportedVersions() {
+  std::string S;
+  for (size_t I = 0; I < std::size(Supported); ++I)
+    S += (I == 0                         ? "versions "
+          : I + 1 < std::size(Supported) ? ", "
+                                         : " and ") +
+         utostr(Supported[I]);
+  return S;
+}
+
 } // namespace
 
 bool looksLikeRawMemProfile(StringRef Data) {
@@ -73,10 +88,11 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
       Err = "not a raw MemProf profile " + at(Start) + " (bad magic number)";
       return false;
     }
-    if (Version != 3 && Version != 4) {
+    if (!is_contained(Supported, Version)) {
       Err = "raw MemProf version " + utostr(Version) + " " + at(Start) +
-            "; LLVM 19 reads versions 3 and 4 (profile with the clang that "
-            "HmPlace is built with)";
+            "; the LLVM " LLVM_VERSION_STRING " HmPlace is built with reads " +
+            supportedVersions() +
+            " (profile with that LLVM's clang, as hmcc --profile does)";
       return false;
     }
     if (Total > Data.size() - Start) {
@@ -102,7 +118,7 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
     }
     for (uint64_t I = 0; I < N; ++I) {
       memprof::SegmentEntry E(0, 0, 0);
-      std::memcpy(&E, S.here(), SegmentSize);
+      std::memcpy(static_cast<void *>(&E), S.here(), SegmentSize);
       S.skip(SegmentSize);
       if (E.BuildIdSize > MEMPROF_BUILDID_MAX_SIZE) {
         Err = "corrupt: a build id of " + utostr(E.BuildIdSize) + " bytes " +
@@ -115,8 +131,8 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
       if (!Id.empty() && !is_contained(Facts.BuildIds, Id))
         Facts.BuildIds.push_back(std::move(Id));
     }
-    // Allocation records: an id and a MemInfoBlock (version 4: then its
-    // access histogram).
+    // Allocation records: an id and a MemInfoBlock (from version 4: then
+    // its access histogram).
     Cursor M(Data, Start + MIBOff, Start + StackOff);
     const uint64_t MIBSize = Version == 3 ? 132 : sizeof(memprof::MemInfoBlock);
     if (!M.word(N)) {
@@ -132,10 +148,11 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
               utostr(N) + " " + at(M.pos()) + " is cut off";
         return false;
       }
-      if (Version == 4) {
+      if (Version >= 4) {
         memprof::MemInfoBlock B;
         std::memcpy(&B, Block, sizeof(B));
-        if (!M.skip(uint64_t(B.AccessHistogramSize) * 8)) {
+        uint64_t CountSize = Version == 4 ? 8 : 2;
+        if (!M.skip(uint64_t(B.AccessHistogramSize) * CountSize)) {
           Err = "truncated: the access histogram of allocation record " +
                 utostr(I + 1) + " " + at(M.pos()) + " is cut off";
           return false;

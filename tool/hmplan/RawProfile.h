@@ -1,7 +1,7 @@
 //===- RawProfile.h - structure check of a raw MemProf profile --*- C++ -*-===//
 ///
 /// \file
-/// LLVM 19's raw MemProf reader trusts the file: it does not compare the
+/// LLVM's raw MemProf reader (19, 22) trusts the file: it does not compare the
 /// profile's build ids with the binary's (a profile of another program
 /// reads as "no entries after symbolization"), and it reads the sections
 /// where the header says they are. Before a profile goes to that reader,

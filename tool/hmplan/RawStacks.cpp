@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RawStacks.h"
+#include "plan/LLVMCompat.h"
 
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/ProfileData/MemProf.h"
@@ -73,8 +74,7 @@ bool RawStacks::keptFrame(uint64_t Address,
   if (In.FunctionName == DILineInfo::BadString ||
       StringRef(In.FileName).contains("compiler-rt/lib/"))
     return false;
-  Key = {memprof::IndexedMemProfRecord::getGUID(In.FunctionName),
-         In.Line - In.StartLine, In.Column};
+  Key = {functionGUID(In.FunctionName), In.Line - In.StartLine, In.Column};
   return true;
 }
 
@@ -88,12 +88,11 @@ static StringRef allocatorName(StringRef Symbol) {
 }
 
 static bool knownAllocator(StringRef Name) {
-  return StringSwitch<bool>(Name)
-      .Cases("malloc", "calloc", "realloc", "reallocarray", "posix_memalign",
-             "aligned_alloc", "memalign", "valloc", "pvalloc", true)
-      .Cases("strdup", "strndup", true)
-      .StartsWith("_Zn", true)
-      .Default(false);
+  static const StringRef Allocators[] = {
+      "malloc",         "calloc",        "realloc",  "reallocarray",
+      "posix_memalign", "aligned_alloc", "memalign", "valloc",
+      "pvalloc",        "strdup",        "strndup"};
+  return is_contained(Allocators, Name) || Name.starts_with("_Zn");
 }
 
 void RawStacks::add(const RawProfileFacts &F, StringRef Id) {

@@ -1,7 +1,7 @@
 //===- RawStacks.h - what LLVM's reader drops from a stack ----*- C++ -*-===//
 ///
 /// \file
-/// LLVM 19's raw MemProf reader keeps, of each call stack the runtime
+/// LLVM's raw MemProf reader (19, 22) keeps, of each call stack the runtime
 /// unwound, only the addresses the binary's debug info names: the
 /// allocation function the program called (MemProf's interceptor, inside
 /// the binary but without debug info) and any frames in shared libraries

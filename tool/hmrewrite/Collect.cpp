@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Callers.h"
+#include "ClangCompat.h"
 #include "EditLocator.h"
 #include "PPTracker.h"
 #include "Rewrite.h"
@@ -21,7 +22,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
 using namespace llvm;
@@ -233,12 +234,14 @@ private:
   static bool isStdContainer(const CXXRecordDecl *RD) {
     if (!RD || !RD->getIdentifier() || !RD->isInStdNamespace())
       return false;
-    return StringSwitch<bool>(RD->getName())
-        .Cases("vector", "deque", "list", "forward_list", true)
-        .Cases("map", "multimap", "set", "multiset", true)
-        .Cases("unordered_map", "unordered_multimap", "unordered_set",
-               "unordered_multiset", true)
-        .Default(false);
+    static const StringRef Containers[] = {
+        "vector",        "deque",
+        "list",          "forward_list",
+        "map",           "multimap",
+        "set",           "multiset",
+        "unordered_map", "unordered_multimap",
+        "unordered_set", "unordered_multiset"};
+    return is_contained(Containers, RD->getName());
   }
 
   /// Whether the construction \p CE is a statement's own (a variable's
@@ -290,13 +293,12 @@ private:
               M->getParent()->getName().ends_with("map"));
     if (!M->getIdentifier())
       return false;
-    return StringSwitch<bool>(M->getName())
-        .Cases("resize", "reserve", "push_back", "emplace_back", "push_front",
-               "emplace_front", true)
-        .Cases("insert", "emplace", "emplace_hint", "insert_or_assign",
-               "try_emplace", true)
-        .Cases("assign", "append", "shrink_to_fit", "rehash", "merge", true)
-        .Default(false);
+    static const StringRef Growing[] = {
+        "resize",       "reserve",          "push_back",   "emplace_back",
+        "push_front",   "emplace_front",    "insert",      "emplace",
+        "emplace_hint", "insert_or_assign", "try_emplace", "assign",
+        "append",       "shrink_to_fit",    "rehash",      "merge"};
+    return is_contained(Growing, M->getName());
   }
 
   /// Record \p CE as a call of its callee (MainFileInfo::CallsTo).
@@ -340,7 +342,7 @@ private:
                           L.keyColumn(At, PL.getColumn()));
     if (CurFn && CurFn->getIdentifier())
       R.Enclosing = CurFn->getName().str();
-    QualType T = Ctx.getRecordType(RD);
+    QualType T = recordType(Ctx, RD);
     PrintingPolicy PP(Ctx.getLangOpts());
     PP.SuppressScope = false;
     R.note().ContainerOp = T.getAsString(PP);

@@ -5,7 +5,7 @@
 #include "Spelling.h"
 
 #include "clang/Basic/CharInfo.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <map>
@@ -198,12 +198,11 @@ static std::vector<unsigned> callsIn(const std::string &Buf, unsigned From,
     if (R.tok().isOneOf(tok::l_paren, tok::l_brace) && !Prev.empty()) {
       bool Ours =
           Prev.starts_with("HMPLACE_") || Prev.starts_with("hmplace_in_window");
-      bool Operator = StringSwitch<bool>(Prev)
-                          .Cases("sizeof", "alignof", "_Alignof", "__alignof__",
-                                 "decltype", "typeof", true)
-                          .Cases("__typeof__", "_Generic", "defined", true)
-                          .Cases("if", "while", "for", "switch", "return", true)
-                          .Default(false);
+      static const StringRef Operators[] = {
+          "sizeof", "alignof",    "_Alignof", "__alignof__", "decltype",
+          "typeof", "__typeof__", "_Generic", "defined",     "if",
+          "while",  "for",        "switch",   "return"};
+      bool Operator = is_contained(Operators, Prev);
       if (!Ours && !Operator)
         Out.push_back(PrevAt);
     }

@@ -37,6 +37,7 @@
 // it, after its #define.
 //
 //===----------------------------------------------------------------------===//
+#include "ClangCompat.h"
 #include "Format.h"
 #include "Rewrite.h"
 
@@ -391,8 +392,7 @@ static IncludeEdit sortedInclude(StringRef File, StringRef Text,
                                  const format::FormatStyle &Style,
                                  unsigned FirstEdit) {
   IncludeEdit E = runtimeIncludeEdit(Text, Layout, FirstEdit);
-  if (Style.SortIncludes == format::FormatStyle::SI_Never ||
-      sortsInPlace(File, Text, E, Style))
+  if (!sortsIncludes(Style) || sortsInPlace(File, Text, E, Style))
     return E;
   // A block the tree keeps out of clang-format's order (a config.h that
   // must come first): the include joins no block of the program's, or

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FortranIR.h"
+#include "plan/LLVMCompat.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -37,10 +38,8 @@ static std::string variableAt(const Value *P) {
     return "";
   }
   Value *V = const_cast<Value *>(Base);
-  for (DbgVariableRecord *R : findDVRDeclares(V))
-    return R->getVariable()->getName().lower();
-  for (DbgDeclareInst *D : findDbgDeclares(V))
-    return D->getVariable()->getName().lower();
+  if (DILocalVariable *Var = declaredVariable(V))
+    return Var->getName().lower();
   return "";
 }
 
@@ -63,10 +62,20 @@ std::string allocatedObject(const CallBase &CB, bool Runtime) {
         std::string Name = variableAt(To);
         if (!Name.empty())
           return Name;
-        // A temporary: what is loaded back from it goes on.
-        for (const User *TU : getUnderlyingObject(To)->users())
+        // A temporary: what is loaded back from it goes on, or it is
+        // copied whole into the variable (flang 22: a memcpy of the
+        // descriptor).
+        const Value *Temp = getUnderlyingObject(To);
+        for (const User *TU : Temp->users()) {
           if (isa<LoadInst>(TU))
             Work.push_back(TU);
+          const auto *Copy = dyn_cast<MemTransferInst>(TU);
+          if (Copy && getUnderlyingObject(Copy->getSource()) == Temp) {
+            Name = variableAt(Copy->getDest());
+            if (!Name.empty())
+              return Name;
+          }
+        }
       }
     }
   }

@@ -40,11 +40,13 @@
 #include "plan/AllocFns.h"
 #include "plan/BuildRecord.h"
 #include "plan/Decision.h"
+#include "plan/LLVMCompat.h"
 #include "plan/Plan.h"
 
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -54,13 +56,17 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
+#if LLVM_VERSION_MAJOR >= 22
+#include "llvm/Plugins/PassPlugin.h"
+#else
 #include "llvm/Passes/PassPlugin.h"
+#endif
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 #include <cstdlib>
 #include <map>
@@ -105,13 +111,9 @@ private:
 /// Whether \p M was compiled from Fortran (flang): by its compile units'
 /// language, or, without debug info, by what flang names.
 bool isFortranModule(const Module &M) {
-  for (const DICompileUnit *CU : M.debug_compile_units()) {
-    unsigned L = CU->getSourceLanguage();
-    if (L == dwarf::DW_LANG_Fortran77 || L == dwarf::DW_LANG_Fortran90 ||
-        L == dwarf::DW_LANG_Fortran95 || L == dwarf::DW_LANG_Fortran03 ||
-        L == dwarf::DW_LANG_Fortran08)
+  for (const DICompileUnit *CU : M.debug_compile_units())
+    if (isFortranUnit(*CU))
       return true;
-  }
   // Without debug info: flang names the module after its MLIR module, and
   // mangles procedures _QP (external), _QM (module), _QQ (main program).
   if (M.getSourceFileName() == "FIRModule")
@@ -213,10 +215,9 @@ std::string fortranInputFile() {
   (*Buf)->getBuffer().split(Args, '\0', -1, /*KeepEmpty=*/false);
   for (size_t I = Args.size(); I-- > 1;) {
     std::string Ext = sys::path::extension(Args[I]).lower();
-    bool Fortran = StringSwitch<bool>(Ext)
-                       .Cases(".f", ".for", ".ftn", ".fpp", true)
-                       .Cases(".f77", ".f90", ".f95", ".f03", ".f08", true)
-                       .Default(false);
+    static const StringRef Exts[] = {".f",   ".for", ".ftn", ".fpp", ".f77",
+                                     ".f90", ".f95", ".f03", ".f08"};
+    bool Fortran = is_contained(Exts, Ext);
     if (Fortran && Args[I - 1] != "-o" && !Args[I].starts_with("-"))
       return Args[I].str();
   }
@@ -325,7 +326,7 @@ CallBase *scopeCall(CallBase *CB, Value *KindV,
   Value *Entry = ConstantPointerNull::get(Ptr);
   if (D && D->Entry) {
     IRBuilder<> B(CB);
-    Entry = B.CreateGlobalStringPtr(D->Entry->key(), "hmplace.entry");
+    Entry = B.CreateGlobalString(D->Entry->key(), "hmplace.entry");
   }
   CallInst *In = CallInst::Create(
       Enter,
@@ -400,8 +401,8 @@ CallBase *placeInWindow(CallInst *CB, const IRAllocFn &F, const SiteDecision &D,
   SplitBlockAndInsertIfThenElse(In, CB->getIterator(), &ThenTerm, &ElseTerm);
   BasicBlock *Tail = CB->getParent();
   Instruction *Plain = CB->clone();
-  Plain->insertBefore(ElseTerm);
-  CB->moveBefore(ThenTerm);
+  Plain->insertBefore(ElseTerm->getIterator());
+  CB->moveBefore(*ThenTerm->getParent(), ThenTerm->getIterator());
   PHINode *Phi = nullptr;
   if (!CB->getType()->isVoidTy()) {
     Phi = PHINode::Create(CB->getType(), 2, "", Tail->begin());
@@ -496,17 +497,6 @@ static void listSites(Module &M, const std::vector<SiteT> &Sites) {
   }
 }
 
-/// Whether \p M was compiled from Fortran (flang-new).
-static bool isFortran(const Module &M) {
-  for (const DICompileUnit *CU : M.debug_compile_units()) {
-    unsigned L = CU->getSourceLanguage();
-    return L == dwarf::DW_LANG_Fortran77 || L == dwarf::DW_LANG_Fortran90 ||
-           L == dwarf::DW_LANG_Fortran95 || L == dwarf::DW_LANG_Fortran03 ||
-           L == dwarf::DW_LANG_Fortran08;
-  }
-  return false;
-}
-
 /// One remark per site: a site in a template, or in a function inlined in
 /// several places, is several calls with one key and one decision; their
 /// remarks are folded into one, with the count.
@@ -539,7 +529,7 @@ public:
       // applies sys::path::relative_path), so "/src/a.f90" shows as
       // "src/a.f90". For Fortran the remark goes without a location: the
       // message names the site's full path itself ("at /src/a.f90:7:3").
-      bool Located = !isFortran(*I.At->getModule());
+      bool Located = !isFortranModule(*I.At->getModule());
       DiagnosticLocation Loc = Located ? DiagnosticLocation(I.At->getDebugLoc())
                                        : DiagnosticLocation();
       if (I.K == Passed)
@@ -983,8 +973,9 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   [](ModulePassManager &MPM, OptimizationLevel) {
                     MPM.addPass(ProfilePrepPass());
                   });
+              // (LLVM 22 also passes the LTO phase: `auto...` takes both.)
               PB.registerOptimizerLastEPCallback(
-                  [](ModulePassManager &MPM, OptimizationLevel) {
+                  [](ModulePassManager &MPM, auto...) {
                     MPM.addPass(ProfileInstrumentPass());
                   });
             } else {

@@ -10,12 +10,17 @@
 #include "ProfileIR.h"
 #include "plan/AllocFns.h"
 
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
+#if LLVM_VERSION_MAJOR >= 22
+#include "llvm/Transforms/Instrumentation/MemProfInstrumentation.h"
+#else
 #include "llvm/Transforms/Instrumentation/MemProfiler.h"
+#endif
 
 #include <cstdlib>
 
@@ -38,10 +43,10 @@ static void bracket(CallBase &CB) {
                                                B.getVoidTy(), B.getPtrTy());
   FunctionCallee Exit =
       M.getOrInsertFunction("hmplace_profile_exit", B.getVoidTy());
-  Function *FrameAddress = Intrinsic::getDeclaration(
-      &M, Intrinsic::frameaddress,
-      {B.getPtrTy(M.getDataLayout().getAllocaAddrSpace())});
-  B.CreateCall(Enter, {B.CreateCall(FrameAddress, {B.getInt32(0)})});
+  Value *Frame = B.CreateIntrinsic(
+      Intrinsic::frameaddress,
+      {B.getPtrTy(M.getDataLayout().getAllocaAddrSpace())}, {B.getInt32(0)});
+  B.CreateCall(Enter, {Frame});
   Instruction *After = CB.getNextNode();
   if (auto *II = dyn_cast<InvokeInst>(&CB))
     After = &*II->getNormalDest()->getFirstInsertionPt();

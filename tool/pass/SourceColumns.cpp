@@ -1,6 +1,7 @@
 //===- SourceColumns.cpp - a call's column in the source it came from -----===//
 #include "SourceColumns.h"
 
+#include "plan/LLVMCompat.h"
 #include "plan/PreprocessedCopy.h"
 #include "plan/SiteKey.h"
 
@@ -65,9 +66,7 @@ Files &files() {
 const PreprocessedCopy *copyOf(const DILocation *DL, std::string &CopyPath) {
   const DISubprogram *SP = DL->getScope()->getSubprogram();
   const DICompileUnit *CU = SP ? SP->getUnit() : nullptr;
-  if (!CU ||
-      !dwarf::isFortran(dwarf::SourceLanguage(CU->getSourceLanguage())) ||
-      CU->getFilename() == DL->getFilename())
+  if (!CU || !isFortranUnit(*CU) || CU->getFilename() == DL->getFilename())
     return nullptr;
   CopyPath = normalizePath(CU->getFilename(), CU->getDirectory());
   return files().copy(CopyPath);

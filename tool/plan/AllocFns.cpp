@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "plan/AllocFns.h"
 
+#include "llvm/Config/llvm-config.h"
+
 #include <vector>
 
 using namespace llvm;
@@ -78,15 +80,26 @@ static const IRAllocFn NewFns[] = {
      "operator new[](align_val_t, nothrow)", false, 0},
 };
 
-// flang-new-19 lowers every ALLOCATE but the plain `ALLOCATE(a(n))` of an
+// flang-new (19, 22) lowers every ALLOCATE but the plain `ALLOCATE(a(n))` of an
 // intrinsic-type allocatable to these (STAT=, ERRMSG=, SOURCE=, MOLD= (bounds
 // set by ApplyMold, then Allocate), POINTER arrays, derived types, scalars);
 // the array is malloc'ed inside the runtime library.
+// Their arguments, as flang of the LLVM HmPlace is built with declares them
+// (flang/Runtime/allocatable.h, pointer.h): flang 22 added an async object
+// and a memcpy function to AllocatableAllocate, a memcpy function to
+// PointerAllocate.
+#if LLVM_VERSION_MAJOR >= 22
+constexpr unsigned AllocatableAllocateArgs = 7, PointerAllocateArgs = 6;
+#else
+constexpr unsigned AllocatableAllocateArgs = 5, PointerAllocateArgs = 5;
+#endif
 static const IRAllocFn FortranFns[] = {
-    {"_FortranAAllocatableAllocate", nullptr, 0, 5, "ALLOCATE", true},
+    {"_FortranAAllocatableAllocate", nullptr, 0, AllocatableAllocateArgs,
+     "ALLOCATE", true},
     {"_FortranAAllocatableAllocateSource", nullptr, 0, 6, "ALLOCATE(SOURCE=)",
      true},
-    {"_FortranAPointerAllocate", nullptr, 0, 5, "ALLOCATE of a POINTER", true},
+    {"_FortranAPointerAllocate", nullptr, 0, PointerAllocateArgs,
+     "ALLOCATE of a POINTER", true},
     {"_FortranAPointerAllocateSource", nullptr, 0, 6,
      "ALLOCATE(SOURCE=) of a POINTER", true},
 };

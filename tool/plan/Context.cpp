@@ -13,8 +13,8 @@
 
 #include "hmplace_frame.h" // the runtime's frame-id layout
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -55,14 +55,25 @@ bool isStdLibraryFile(StringRef Path) {
   StringRef Base = sys::path::filename(Path);
   if (Base.starts_with("stl_"))
     return true;
-  return StringSwitch<bool>(Base)
-      .Cases("new_allocator.h", "alloc_traits.h", "allocator.h", "vector.tcc",
-             "deque.tcc", "list.tcc", "basic_string.h", true)
-      .Cases("basic_string.tcc", "cow_string.h", "hashtable.h",
-             "hashtable_policy.h", "shared_ptr_base.h", "shared_ptr.h",
-             "unique_ptr.h", true)
-      .Cases("valarray_array.h", "valarray", "vector", "memory", true)
-      .Default(false);
+  static const StringRef Headers[] = {"new_allocator.h",
+                                      "alloc_traits.h",
+                                      "allocator.h",
+                                      "vector.tcc",
+                                      "deque.tcc",
+                                      "list.tcc",
+                                      "basic_string.h",
+                                      "basic_string.tcc",
+                                      "cow_string.h",
+                                      "hashtable.h",
+                                      "hashtable_policy.h",
+                                      "shared_ptr_base.h",
+                                      "shared_ptr.h",
+                                      "unique_ptr.h",
+                                      "valarray_array.h",
+                                      "valarray",
+                                      "vector",
+                                      "memory"};
+  return is_contained(Headers, Base);
 }
 
 /// Outer frames no build can note: the advisor could not name them, or they

@@ -16,7 +16,7 @@ count() { cat "$@" | tr -d ' \t\n' | grep -o 'hmplace_[a-z_]*(HMPLACE_\|HMPLACE_
 "$hmrewrite" --plan "$plan" "${args[@]}" -i "$@" -- > /dev/null 2>&1
 before=$(count *.[ch]*)
 git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm rewritten
-for f in *.[ch]*; do clang-format-19 -i --style="$style" "$f"; done
+for f in *.[ch]*; do "${CLANG_FORMAT:-clang-format-19}" -i --style="$style" "$f"; done
 echo "formatted: $(git diff --stat HEAD | tail -1)"
 "$hmrewrite" --plan "$plan" "${args[@]}" "$@" -- 2>&1 | grep -E 'warning|hmrewrite:' || true
 "$review" ${REVIEW_FLAGS---strict} --plan "$plan" "${args[@]}" "$@" -- 2>&1 | tail -1
