@@ -33,34 +33,46 @@
 extern "C" {
 #endif
 
-/* memkind 1.14's static kinds, in memkind.h's order; HMPLACE_HEAP is the
+/* The kinds, one row each: memkind's static kind MEMKIND_<name> (memkind
+ * 1.14's, test/plan/kinds-match-memkind.test) and what it is. The enum
+ * below, the runtime's kind names (kinds.c) and memkind kinds (policy.c)
+ * and the tools' kind table (tool/plan/Kinds.cpp) are made from this list,
+ * in its order: a kind is added here and nowhere else. */
+#define HMPLACE_KINDS_(X)                                                      \
+  X(REGULAR, "memory on nodes with CPUs (DDR), no HBM/PMem")                   \
+  X(DEFAULT, "memkind's default heap (its own jemalloc arenas)")               \
+  X(HUGETLB, "default policy, 2 MiB huge pages")                               \
+  X(HBW, "high-bandwidth memory (HBM/MCDRAM), fails if absent")                \
+  X(HBW_ALL, "HBW on any node, not only the closest")                          \
+  X(HBW_PREFERRED, "HBW if available, else other memory")                      \
+  X(HBW_HUGETLB, "HBW with 2 MiB huge pages")                                  \
+  X(HBW_ALL_HUGETLB, "HBW on any node with 2 MiB huge pages")                  \
+  X(HBW_PREFERRED_HUGETLB, "HBW preferred, 2 MiB huge pages")                  \
+  X(HBW_INTERLEAVE, "interleaved across all HBW nodes")                        \
+  X(INTERLEAVE, "interleaved across all nodes")                                \
+  X(DAX_KMEM, "persistent memory / CXL exposed as KMEM DAX nodes")             \
+  X(DAX_KMEM_ALL, "any KMEM DAX node")                                         \
+  X(DAX_KMEM_PREFERRED, "KMEM DAX if available, else other memory")            \
+  X(DAX_KMEM_INTERLEAVE, "interleaved across KMEM DAX nodes")                  \
+  X(HIGHEST_CAPACITY, "the node(s) with the most memory")                      \
+  X(HIGHEST_CAPACITY_PREFERRED, "highest capacity, else other")                \
+  X(HIGHEST_CAPACITY_LOCAL, "highest capacity local to the CPU")               \
+  X(HIGHEST_CAPACITY_LOCAL_PREFERRED, "highest capacity local, else other")    \
+  X(LOWEST_LATENCY_LOCAL, "lowest-latency node local to the CPU")              \
+  X(LOWEST_LATENCY_LOCAL_PREFERRED, "lowest latency local, else other")        \
+  X(HIGHEST_BANDWIDTH_LOCAL, "highest-bandwidth node local to CPU")            \
+  X(HIGHEST_BANDWIDTH_LOCAL_PREFERRED, "highest bandwidth local, else other")
+
+/* HMPLACE_<name> for each kind, in the table's order; HMPLACE_HEAP is the
  * ordinary heap (malloc), where a call-stack choice may leave an object. */
 enum hmplace_kind {
   HMPLACE_HEAP = -1,
-  HMPLACE_REGULAR,
-  HMPLACE_DEFAULT,
-  HMPLACE_HUGETLB,
-  HMPLACE_HBW,
-  HMPLACE_HBW_ALL,
-  HMPLACE_HBW_PREFERRED,
-  HMPLACE_HBW_HUGETLB,
-  HMPLACE_HBW_ALL_HUGETLB,
-  HMPLACE_HBW_PREFERRED_HUGETLB,
-  HMPLACE_HBW_INTERLEAVE,
-  HMPLACE_INTERLEAVE,
-  HMPLACE_DAX_KMEM,
-  HMPLACE_DAX_KMEM_ALL,
-  HMPLACE_DAX_KMEM_PREFERRED,
-  HMPLACE_DAX_KMEM_INTERLEAVE,
-  HMPLACE_HIGHEST_CAPACITY,
-  HMPLACE_HIGHEST_CAPACITY_PREFERRED,
-  HMPLACE_HIGHEST_CAPACITY_LOCAL,
-  HMPLACE_HIGHEST_CAPACITY_LOCAL_PREFERRED,
-  HMPLACE_LOWEST_LATENCY_LOCAL,
-  HMPLACE_LOWEST_LATENCY_LOCAL_PREFERRED,
-  HMPLACE_HIGHEST_BANDWIDTH_LOCAL,
-  HMPLACE_HIGHEST_BANDWIDTH_LOCAL_PREFERRED,
-  HMPLACE_KIND_COUNT,
+/* clang-format off: it takes the list's expansion for an expression */
+#define HMPLACE_KIND_ENUM_(name, what) HMPLACE_##name,
+  HMPLACE_KINDS_(HMPLACE_KIND_ENUM_)
+#undef HMPLACE_KIND_ENUM_
+      HMPLACE_KIND_COUNT,
+  /* clang-format on */
   /* Not a kind: widens the enum's range to every int, so that a split
    * placement (below) is a value of the type in C++ too. */
   HMPLACE_KIND_RANGE_ = 0x7fffffff

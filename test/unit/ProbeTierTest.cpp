@@ -1,4 +1,5 @@
 //===- ProbeTierTest.cpp - hmplan probe's tier names ----------------------===//
+#include "Tiers.h"
 #include "tier.h"
 
 #include <gtest/gtest.h>
@@ -34,6 +35,17 @@ TEST(ProbeTier, MemoryOnlyNodeNotTwentyPercentFasterIsSlow) {
 TEST(ProbeTier, UnmeasuredMemoryOnlyNodeIsSlow) {
   EXPECT_EQ(tier(0, 0, 0, 0), "slow");
   EXPECT_EQ(tier(0, 0, 500e9, 0), "slow"); // no node with CPUs measured
+}
+
+// Every name the probe writes is a tier hmplan advise --machine reads (the
+// probe is C, the advisor's table C++: this ties the two).
+TEST(ProbeTier, EveryNameIsAnAdvisorTier) {
+  for (int HBW = 0; HBW < 2; ++HBW)
+    for (int CPUs = 0; CPUs < 2; ++CPUs)
+      for (double Measured : {0.0, 50e9, 200e9}) {
+        std::string T = tier(HBW, CPUs, Measured, 100e9);
+        EXPECT_NE(hmplace::findAdvisorTier(T), nullptr) << T;
+      }
 }
 
 } // namespace

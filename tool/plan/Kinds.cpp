@@ -1,11 +1,13 @@
 //===- Kinds.cpp - memory kinds, aliases and sizes a plan can name --------===//
 //
-// The kind table mirrors `extern memkind_t MEMKIND_*` in memkind 1.14's
-// memkind.h; test/plan/kinds-match-memkind.test checks it against the
-// installed header so the two cannot drift apart silently.
+// The kind table is hmplace.h's HMPLACE_KINDS_, which mirrors `extern
+// memkind_t MEMKIND_*` in memkind 1.14's memkind.h;
+// test/plan/kinds-match-memkind.test checks it against the installed header
+// so the two cannot drift apart silently.
 //
 //===----------------------------------------------------------------------===//
 #include "plan/Kinds.h"
+#include "hmplace.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -17,35 +19,18 @@ using namespace llvm;
 
 namespace hmplace {
 
+// hmplace.h's table, in its order (a kind's index is its enum hmplace_kind
+// value), and the ordinary heap last.
+// clang-format off: it takes the list's expansion for an expression
 static const KindInfo Kinds[] = {
-    {"MEMKIND_REGULAR", "memory on nodes with CPUs (DDR), no HBM/PMem"},
-    {"MEMKIND_DEFAULT", "memkind's default heap (its own jemalloc arenas)"},
-    {"MEMKIND_HUGETLB", "default policy, 2 MiB huge pages"},
-    {"MEMKIND_HBW", "high-bandwidth memory (HBM/MCDRAM), fails if absent"},
-    {"MEMKIND_HBW_ALL", "HBW on any node, not only the closest"},
-    {"MEMKIND_HBW_PREFERRED", "HBW if available, else other memory"},
-    {"MEMKIND_HBW_HUGETLB", "HBW with 2 MiB huge pages"},
-    {"MEMKIND_HBW_ALL_HUGETLB", "HBW on any node with 2 MiB huge pages"},
-    {"MEMKIND_HBW_PREFERRED_HUGETLB", "HBW preferred, 2 MiB huge pages"},
-    {"MEMKIND_HBW_INTERLEAVE", "interleaved across all HBW nodes"},
-    {"MEMKIND_INTERLEAVE", "interleaved across all nodes"},
-    {"MEMKIND_DAX_KMEM", "persistent memory / CXL exposed as KMEM DAX nodes"},
-    {"MEMKIND_DAX_KMEM_ALL", "any KMEM DAX node"},
-    {"MEMKIND_DAX_KMEM_PREFERRED", "KMEM DAX if available, else other memory"},
-    {"MEMKIND_DAX_KMEM_INTERLEAVE", "interleaved across KMEM DAX nodes"},
-    {"MEMKIND_HIGHEST_CAPACITY", "the node(s) with the most memory"},
-    {"MEMKIND_HIGHEST_CAPACITY_PREFERRED", "highest capacity, else other"},
-    {"MEMKIND_HIGHEST_CAPACITY_LOCAL", "highest capacity local to the CPU"},
-    {"MEMKIND_HIGHEST_CAPACITY_LOCAL_PREFERRED",
-     "highest capacity local, else other"},
-    {"MEMKIND_LOWEST_LATENCY_LOCAL", "lowest-latency node local to the CPU"},
-    {"MEMKIND_LOWEST_LATENCY_LOCAL_PREFERRED",
-     "lowest latency local, else other"},
-    {"MEMKIND_HIGHEST_BANDWIDTH_LOCAL", "highest-bandwidth node local to CPU"},
-    {"MEMKIND_HIGHEST_BANDWIDTH_LOCAL_PREFERRED",
-     "highest bandwidth local, else other"},
+#define HMPLACE_KIND_INFO(name, what) {"MEMKIND_" #name, what},
+    HMPLACE_KINDS_(HMPLACE_KIND_INFO)
+#undef HMPLACE_KIND_INFO
     {"posix", "the program's ordinary heap: the site is left as written"},
 };
+// clang-format on
+static_assert(std::size(Kinds) == HMPLACE_KIND_COUNT + 1,
+              "one KindInfo per hmplace.h kind and the heap");
 
 // Aliases. `ddr` is MEMKIND_REGULAR rather than the ordinary heap because a
 // run under `numactl --preferred=<hbm node>` would put ordinary-heap data in
