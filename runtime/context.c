@@ -440,19 +440,8 @@ void hmplace_ctx_register(const char *const *sites, size_t n) {
     site_of(sites[i]);
 }
 
-static const char *kind_label(int k) {
-  return k < 0 ? "ordinary heap" : hmplace_kind_name((enum hmplace_kind)k);
-}
-
-void hm_ctx_report_text(FILE *f) {
+void hm_ctx_rows(void (*row)(const struct hm_ctx_row *, void *), void *arg) {
   pthread_mutex_lock(&TableLock);
-  int w = 22; /* the kind column: a split's name is longer */
-  for (struct ctx_stats *s = AllStats; s; s = s->next)
-    if ((int)strlen(kind_label(s->kind)) > w)
-      w = (int)strlen(kind_label(s->kind));
-  if (AllStats)
-    fprintf(f, "hmplace: %-40s %-*s %8s %12s\n", "call-stack entry", w, "kind",
-            "objects", "requested");
   /* Oldest first: the list is built by prepending. */
   size_t n = 0;
   for (struct ctx_stats *s = AllStats; s; s = s->next)
@@ -462,61 +451,19 @@ void hm_ctx_report_text(FILE *f) {
   for (struct ctx_stats *s = AllStats; s && order; s = s->next)
     order[--i] = s;
   for (i = 0; order && i < n; ++i) {
-    struct ctx_stats *s = order[i];
-    uint64_t o = atomic_load(&s->objects);
-    char b[32];
-    fprintf(f, "hmplace: %-40s %-*s %8llu %12s%s\n", s->key, w,
-            kind_label(s->kind), (unsigned long long)o,
-            hm_human(atomic_load(&s->bytes), b, sizeof b),
-            o ? "" : "  (never ran)");
+    struct hm_ctx_row r = {.key = order[i]->key,
+                           .kind = order[i]->kind,
+                           .objects = atomic_load(&order[i]->objects),
+                           .bytes = atomic_load(&order[i]->bytes)};
+    row(&r, arg);
   }
   free(order);
   for (struct ctx_site *s = Sites; s; s = s->next) {
-    uint64_t u = atomic_load(&s->unmatched);
-    if (u)
-      fprintf(f,
-              "hmplace: %llu allocation%s at %s matched no call-stack "
-              "entry (%s)\n",
-              (unsigned long long)u, u == 1 ? "" : "s", s->where,
-              kind_label(s->fallback));
+    struct hm_ctx_row r = {.key = s->where,
+                           .kind = s->fallback,
+                           .objects = atomic_load(&s->unmatched),
+                           .unmatched = 1};
+    row(&r, arg);
   }
-  pthread_mutex_unlock(&TableLock);
-}
-
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; ++s)
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", *s);
-    else
-      fputc(*s, f);
-  fputc('"', f);
-}
-
-void hm_ctx_report_json(FILE *f) {
-  pthread_mutex_lock(&TableLock);
-  fprintf(f, "\"entries\": [");
-  int first = 1;
-  for (struct ctx_stats *s = AllStats; s; s = s->next) {
-    fprintf(f, "%s\n  {\"entry\": ", first ? "" : ",");
-    json_string(f, s->key);
-    fprintf(f, ", \"kind\": \"%s\", \"objects\": %llu, \"bytes\": %llu}",
-            kind_label(s->kind), (unsigned long long)atomic_load(&s->objects),
-            (unsigned long long)atomic_load(&s->bytes));
-    first = 0;
-  }
-  fprintf(f, "\n], \"unmatched\": [");
-  first = 1;
-  for (struct ctx_site *s = Sites; s; s = s->next) {
-    fprintf(f, "%s\n  {\"site\": ", first ? "" : ",");
-    json_string(f, s->where);
-    fprintf(f, ", \"kind\": \"%s\", \"objects\": %llu}",
-            kind_label(s->fallback),
-            (unsigned long long)atomic_load(&s->unmatched));
-    first = 0;
-  }
-  fprintf(f, "\n]");
   pthread_mutex_unlock(&TableLock);
 }

@@ -51,11 +51,13 @@ static inline void hm_track_forget(void *p) {
     hm_track_free_slow(p);
 }
 void hm_report_init(void);
-/* A path with %p (pid) and %r (MPI rank) filled in; malloc'ed, or NULL. */
+/* job.c: a path with %p (pid) and %r (MPI rank) filled in; malloc'ed, or
+ * NULL. */
 char *hm_expand_path(const char *t);
 /* log.c: HMPLACE_LOG, a line per planned allocation. hm_log_entry is the
  * call-stack entry the thread's next allocation was chosen by (context.c
- * sets it while logging). */
+ * sets it while logging). The switches the hot paths read, hm_log_on and
+ * hm_reporting, are track.c's, so that they call nothing above. */
 extern int hm_log_on;
 extern __thread const char *hm_log_entry;
 void hm_log_init(void);
@@ -98,14 +100,27 @@ void hm_counts_fork_lock(int take);
 void hm_teardown_init(void);
 
 /* context.c: bytes of the allocation a context site just chose an entry for
- * (called by every placed entry point), and the per-entry report. */
+ * (called by every placed entry point), and what the report reads: each
+ * call-stack entry (oldest first: its key, kind, objects and bytes), then
+ * each context site whose allocations matched no entry (where, the kind
+ * they fell back to, their count), handed to \p row under the tables'
+ * lock. report.c formats them. */
 void hm_ctx_account(size_t bytes);
+struct hm_ctx_row {
+  const char *key; /* the entry's key, or the unmatched site's place */
+  int kind;        /* its kind, or the unmatched allocations' fallback */
+  uint64_t objects, bytes;
+  int unmatched; /* 1: a site's allocations that matched no entry */
+};
+void hm_ctx_rows(void (*row)(const struct hm_ctx_row *, void *), void *arg);
+/* report_entries.c: those rows as the report's table and its JSON array. */
 #include <stdio.h>
-void hm_ctx_report_text(FILE *f);
-/* "1.5 MiB": bytes as the report prints them (B up to 1023, then KiB...). */
+void hm_entries_report_text(FILE *f);
+void hm_entries_report_json(FILE *f);
+/* kinds.c: "1.5 MiB", bytes as the report prints them (B up to 1023, then
+ * KiB...). */
 const char *hm_human(uint64_t b, char *buf, size_t n)
     __attribute__((visibility("hidden")));
-void hm_ctx_report_json(FILE *f);
 
 /* range.c: placed blocks live in chunks of whole 4 MiB regions inside
  * [hm_range_base, hm_range_base + hm_range_span); hm_region_owner[] holds the

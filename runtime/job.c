@@ -15,8 +15,10 @@
 #endif
 #include "hmplace_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct hm_job Job = {-1, -1, -1};
 
@@ -87,3 +89,37 @@ void hm_job_init(void) {
 }
 
 const struct hm_job *hm_job(void) { return &Job; }
+
+/* A report path with %r (the MPI rank, or "pid" and the pid where there is
+ * none), %p (the pid) and %% expanded: one file per rank of a job. */
+char *hm_expand_path(const char *t) {
+  size_t cap = strlen(t) + 64, n = 0;
+  char *out = malloc(cap);
+  if (!out)
+    return NULL;
+  for (; *t; ++t) {
+    char piece[32] = {*t, 0};
+    if (t[0] == '%' && (t[1] == 'r' || t[1] == 'p' || t[1] == '%')) {
+      ++t;
+      if (*t == 'r' && hm_job()->rank >= 0)
+        snprintf(piece, sizeof piece, "%d", hm_job()->rank);
+      else if (*t == 'r')
+        snprintf(piece, sizeof piece, "pid%d", (int)getpid());
+      else if (*t == 'p')
+        snprintf(piece, sizeof piece, "%d", (int)getpid());
+    }
+    size_t l = strlen(piece);
+    if (n + l + 1 > cap) {
+      char *bigger = realloc(out, cap = 2 * (n + l + 1));
+      if (!bigger) {
+        free(out);
+        return NULL;
+      }
+      out = bigger;
+    }
+    memcpy(out + n, piece, l);
+    n += l;
+  }
+  out[n] = 0;
+  return out;
+}

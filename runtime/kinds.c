@@ -3,16 +3,17 @@
  * What the plan asked of each kind, whichever slots served it: allocations,
  * bytes, live and peak bytes, fallbacks, the budget (from HMPLACE_BUDGET,
  * read here, or hmplace_set_budget), and the one-time warnings. The inline
- * accounting of the hot paths is in placed.h.
+ * accounting of the hot paths is in kinds.h; a placement's name, which may
+ * be a split's, is split.c's hmplace_kind_name.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
-#include "placed.h"
-#include "split.h"
+#include "kinds.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,15 +22,6 @@ const char *const hm_kind_names[HMPLACE_KIND_COUNT] = {
     HMPLACE_KINDS_(HM_KIND_NAME)
 #undef HM_KIND_NAME
 };
-
-const char *hmplace_kind_name(enum hmplace_kind k) {
-  if ((unsigned)k < HMPLACE_KIND_COUNT)
-    return hm_kind_names[k];
-  if (k == HMPLACE_HEAP)
-    return "ordinary heap";
-  const char *split = hm_split_name((int)k);
-  return split ? split : "invalid";
-}
 
 struct kstate hm_kinds[HMPLACE_KIND_COUNT];
 _Atomic int hm_off;
@@ -212,6 +204,22 @@ uint64_t hm_load_budget(int k) { return atomic_load(&hm_kinds[k].budget); }
 
 void hm_store_budget(int k, uint64_t bytes) {
   atomic_store(&hm_kinds[k].budget, bytes);
+}
+
+/* The inverse of hm_parse_size, as the report and the log print bytes. */
+const char *hm_human(uint64_t b, char *buf, size_t n) {
+  static const char *U[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = (double)b;
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  if (u == 0)
+    snprintf(buf, n, "%llu B", (unsigned long long)b);
+  else
+    snprintf(buf, n, "%.1f %s", v, U[u]);
+  return buf;
 }
 
 int hm_parse_size(const char *s, uint64_t *out) {

@@ -15,7 +15,7 @@
  * entry points one predicted branch.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
-#include "placed.h"
+#include "kinds.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -28,9 +28,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-int hm_log_on;
-__thread const char *hm_log_entry __attribute__((tls_model("initial-exec")));
 
 static int LogFd = 2;
 static unsigned Rate = 1000;

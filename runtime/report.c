@@ -250,21 +250,6 @@ static void split_report(FILE *f, int json) {
             hm_human(more_bytes, b2, sizeof b2));
 }
 
-const char *hm_human(uint64_t b, char *buf, size_t n) {
-  static const char *U[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = (double)b;
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  if (u == 0)
-    snprintf(buf, n, "%llu B", (unsigned long long)b);
-  else
-    snprintf(buf, n, "%.1f %s", v, U[u]);
-  return buf;
-}
-
 static char *JsonPath;
 
 static int report_off(void) { return hm_sanitizer() || hm_env_off(); }
@@ -391,7 +376,7 @@ static void report_text(FILE *f) {
   if (!any)
     fprintf(f, "hmplace: no planned allocation ran\n");
   split_report(f, 0);
-  hm_ctx_report_text(f);
+  hm_entries_report_text(f);
 }
 
 static void report_json(FILE *f) {
@@ -436,7 +421,7 @@ static void report_json(FILE *f) {
   }
   fprintf(f, "\n], ");
   split_report(f, 1);
-  hm_ctx_report_json(f);
+  hm_entries_report_json(f);
   fprintf(f, "}\n");
 }
 
@@ -471,40 +456,6 @@ void hmplace_report(void) {
     }
   }
   hm_track_fork_lock(0);
-}
-
-/* A report path with %r (the MPI rank, or "pid" and the pid where there is
- * none), %p (the pid) and %% expanded: one file per rank of a job. */
-char *hm_expand_path(const char *t) {
-  size_t cap = strlen(t) + 64, n = 0;
-  char *out = malloc(cap);
-  if (!out)
-    return NULL;
-  for (; *t; ++t) {
-    char piece[32] = {*t, 0};
-    if (t[0] == '%' && (t[1] == 'r' || t[1] == 'p' || t[1] == '%')) {
-      ++t;
-      if (*t == 'r' && hm_job()->rank >= 0)
-        snprintf(piece, sizeof piece, "%d", hm_job()->rank);
-      else if (*t == 'r')
-        snprintf(piece, sizeof piece, "pid%d", (int)getpid());
-      else if (*t == 'p')
-        snprintf(piece, sizeof piece, "%d", (int)getpid());
-    }
-    size_t l = strlen(piece);
-    if (n + l + 1 > cap) {
-      char *bigger = realloc(out, cap = 2 * (n + l + 1));
-      if (!bigger) {
-        free(out);
-        return NULL;
-      }
-      out = bigger;
-    }
-    memcpy(out + n, piece, l);
-    n += l;
-  }
-  out[n] = 0;
-  return out;
 }
 
 void hm_report_init(void) {

@@ -592,6 +592,18 @@ const char *hm_split_name(int code) {
   return out;
 }
 
+/* The name of any placement code: a kind (kinds.c's names), the ordinary
+ * heap, or a split placement (above). Here, not in kinds.c, so that the
+ * kinds' room calls nothing above it. */
+const char *hmplace_kind_name(enum hmplace_kind k) {
+  if ((unsigned)k < HMPLACE_KIND_COUNT)
+    return hm_kind_names[k];
+  if (k == HMPLACE_HEAP)
+    return "ordinary heap";
+  const char *split = hm_split_name((int)k);
+  return split ? split : "invalid";
+}
+
 /*--- report ----------------------------------------------------------------*/
 
 int hm_split_codes(int i, int *code, uint64_t *objects, uint64_t *bytes) {

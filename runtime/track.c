@@ -13,6 +13,10 @@
 
 int hm_tracking;
 int hm_reporting;
+/* log.c's switch and the entry it logs (HMPLACE_LOG): here with the other
+ * switches the placed paths and context.c read. */
+int hm_log_on;
+__thread const char *hm_log_entry __attribute__((tls_model("initial-exec")));
 
 struct blk {
   void *p;
