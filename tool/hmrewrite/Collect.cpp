@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Callers.h"
-#include "ClangCompat.h"
+#include "ContainerCalls.h"
 #include "EditLocator.h"
 #include "PPTracker.h"
 #include "Rewrite.h"
@@ -36,7 +36,7 @@ public:
   CallCollector(ASTContext &Ctx, StringRef Dir, const RewriteSession &S,
                 std::vector<CallRecord> &Out, MainFileInfo &Info)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), IDir(S.intern(Dir)),
-        L(Ctx, Dir, S), Out(Out), Info(Info) {}
+        L(Ctx, Dir, S), Out(Out), Info(Info), Containers(L, IDir, Out) {}
 
   // Every kind of function (methods, constructors, lambdas' call operators,
   // template instances): TraverseFunctionDecl alone misses the subclasses.
@@ -146,30 +146,20 @@ public:
   bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
     if (!CE->getConstructor()->isTrivial())
       recordCaller(L, CE, CurFn, IDir, Out);
-    if (L.session().listsContainers()) {
-      if (CE->getNumArgs() > 0 && standsAlone(CE))
-        recordContainerOp(CE, CE->getConstructor()->getParent(), "");
-      defaultArgumentContainers(CE, CE->arguments());
-    }
+    if (L.session().listsContainers())
+      Containers.construction(CE, CurFn);
     return true;
   }
 
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *CE) {
-    if (!L.session().listsContainers())
-      return true;
-    const CXXMethodDecl *M = CE->getMethodDecl();
-    if (M && !M->isConst() && allocates(M))
-      recordContainerOp(CE, M->getParent(), M->getNameAsString());
+    if (L.session().listsContainers())
+      Containers.memberCall(CE, CurFn);
     return true;
   }
 
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *CE) {
-    // v = w, s += t, m[key] on standard containers.
-    if (!L.session().listsContainers())
-      return true;
-    const auto *M = dyn_cast_or_null<CXXMethodDecl>(CE->getDirectCallee());
-    if (M && allocates(M))
-      recordContainerOp(CE, M->getParent(), M->getNameAsString());
+    if (L.session().listsContainers())
+      Containers.operatorCall(CE, CurFn);
     return true;
   }
 
@@ -190,7 +180,7 @@ public:
 
   bool VisitCallExpr(CallExpr *CE) {
     if (L.session().listsContainers())
-      defaultArgumentContainers(CE, CE->arguments());
+      Containers.call(CE, CurFn);
     if (L.session().recordsCallers())
       countCall(CE);
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -225,82 +215,6 @@ public:
   }
 
 private:
-  /// Whether \p RD is a standard container, whose operations allocate
-  /// through std::allocator in the program's own code. Not std::string:
-  /// libstdc++ compiles basic_string<char> into itself (an extern
-  /// template), so its buffers are allocated inside the library, where
-  /// HmPlace.so places nothing (and what the optimizer happens to inline at
-  /// -O2 it does): an entry for it would promise what no build keeps.
-  static bool isStdContainer(const CXXRecordDecl *RD) {
-    if (!RD || !RD->getIdentifier() || !RD->isInStdNamespace())
-      return false;
-    static const StringRef Containers[] = {
-        "vector",        "deque",
-        "list",          "forward_list",
-        "map",           "multimap",
-        "set",           "multiset",
-        "unordered_map", "unordered_multimap",
-        "unordered_set", "unordered_multiset"};
-    return is_contained(Containers, RD->getName());
-  }
-
-  /// Whether the construction \p CE is a statement's own (a variable's
-  /// initialisation, an explicit temporary), not part of a new-expression
-  /// or a conversion: what a caller frame can note. Not a default
-  /// argument's: that runs, and is keyed, where the call is.
-  bool standsAlone(const CXXConstructExpr *CE) {
-    DynTypedNodeList Ps = Ctx.getParents(*CE);
-    for (DynTypedNodeList Up = Ps; !Up.empty() && Up[0].get<Expr>();)
-      if ((Up = Ctx.getParents(Up[0])).empty() || Up[0].get<ParmVarDecl>())
-        return false; // a default argument
-    if (isa<CXXTemporaryObjectExpr>(CE))
-      return true;
-    while (!Ps.empty() && (Ps[0].get<ExprWithCleanups>() ||
-                           Ps[0].get<CXXBindTemporaryExpr>() ||
-                           Ps[0].get<MaterializeTemporaryExpr>()))
-      Ps = Ctx.getParents(Ps[0]);
-    return !Ps.empty() &&
-           ((Ps[0].get<VarDecl>() && !Ps[0].get<ParmVarDecl>()) ||
-            Ps[0].get<CXXFunctionalCastExpr>());
-  }
-
-  /// --list-sites: a standard container a default argument of the call \p E
-  /// constructs (`std::vector<double> w = std::vector<double>(n)`): its
-  /// code runs where the call is, which debug info (and so both front
-  /// ends) names as its user frame.
-  template <typename Args>
-  void defaultArgumentContainers(const Expr *E, Args Arguments) {
-    for (const Expr *A : Arguments) {
-      const auto *DA = dyn_cast<CXXDefaultArgExpr>(A);
-      if (!DA)
-        continue;
-      const Expr *V = DA->getExpr()->IgnoreImplicit();
-      if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(V))
-        V = FC->getSubExpr()->IgnoreImplicit();
-      const auto *CC = dyn_cast<CXXConstructExpr>(V);
-      if (CC && CC->getNumArgs() > 0)
-        recordContainerOp(E, CC->getConstructor()->getParent(), "",
-                          DA->getParam()->getName());
-    }
-  }
-
-  /// Whether the container method \p M may allocate.
-  static bool allocates(const CXXMethodDecl *M) {
-    if (M->getOverloadedOperator() != OO_None)
-      return M->getOverloadedOperator() == OO_Equal ||
-             M->getOverloadedOperator() == OO_PlusEqual ||
-             (M->getOverloadedOperator() == OO_Subscript &&
-              M->getParent()->getName().ends_with("map"));
-    if (!M->getIdentifier())
-      return false;
-    static const StringRef Growing[] = {
-        "resize",       "reserve",          "push_back",   "emplace_back",
-        "push_front",   "emplace_front",    "insert",      "emplace",
-        "emplace_hint", "insert_or_assign", "try_emplace", "assign",
-        "append",       "shrink_to_fit",    "rehash",      "merge"};
-    return is_contained(Growing, M->getName());
-  }
-
   /// Record \p CE as a call of its callee (MainFileInfo::CallsTo).
   void countCall(const CallExpr *CE) {
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -322,35 +236,6 @@ private:
                  P.Column == Pos.Column;
         }))
       V.push_back(Pos);
-  }
-
-  /// --list-sites: a call that may make a standard container allocate,
-  /// written in a file of the program (its user frame).
-  void recordContainerOp(const Expr *E, const CXXRecordDecl *RD,
-                         StringRef Method, StringRef DefaultOf = "") {
-    if (!isStdContainer(RD))
-      return;
-    SourceLocation At = SM.getExpansionLoc(E->getExprLoc());
-    if (SM.isInSystemHeader(At))
-      return;
-    PresumedLoc PL = SM.getPresumedLoc(At);
-    if (PL.isInvalid())
-      return;
-    CallRecord R;
-    R.CompileDir = IDir;
-    R.Key = makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
-                          L.keyColumn(At, PL.getColumn()));
-    if (CurFn && CurFn->getIdentifier())
-      R.Enclosing = CurFn->getName().str();
-    QualType T = recordType(Ctx, RD);
-    PrintingPolicy PP(Ctx.getLangOpts());
-    PP.SuppressScope = false;
-    R.note().ContainerOp = T.getAsString(PP);
-    if (!Method.empty())
-      R.note().ContainerOp += "::" + Method.str();
-    if (!DefaultOf.empty())
-      R.note().ContainerOp += " (default argument '" + DefaultOf.str() + "')";
-    Out.push_back(std::move(R));
   }
 
   /// Start a record, in place at the end of Out, for an allocation whose
@@ -535,6 +420,7 @@ private:
   EditLocator L;
   std::vector<CallRecord> &Out;
   MainFileInfo &Info;
+  ContainerCalls Containers;
   /// Callee names seen, so that they do not count as addresses taken.
   llvm::SmallPtrSet<const DeclRefExpr *, 32> CalleeRefs;
   const FunctionDecl *CurFn = nullptr;
