@@ -99,18 +99,21 @@ struct Collected {
   std::set<std::string> NoFP; ///< functions that cut stacks
 };
 
-/// Why a context whose allocation call has line 0 cannot be placed.
+/// Why a context whose allocation call has no line of its own (merged)
+/// cannot be placed.
 constexpr StringLiteral MergedCallWhy =
-    "its allocation call has line 0 in the debug info (the optimizer merged "
-    "it with another call, whose objects it counts too); profile a build "
+    "its allocation call has no line of its own in the debug info (line 0, "
+    "or no column where its other frames have one: the optimizer merged it "
+    "with another call, whose objects it counts too); profile a build "
     "made through hmcc --profile (or hmc++, hmfort), which keeps allocation "
     "calls apart";
 /// The same for a binary that was linked through hmcc --profile: the calls
 /// were merged all the same (a step of the build the wrappers do not
 /// reach).
 constexpr StringLiteral MergedAnywayWhy =
-    "its allocation call has line 0 in the debug info (the optimizer merged "
-    "it with another call, whose objects it counts too), though the binary "
+    "its allocation call has no line of its own in the debug info (line 0, "
+    "or no column where its other frames have one: the optimizer merged it "
+    "with another call, whose objects it counts too), though the binary "
     "was profiled through hmcc: compile and link every file through the "
     "wrappers (-flto links too)";
 
@@ -408,7 +411,8 @@ bool addProfile(StringRef Path, StringRef Binary, Collected &C,
     D.report(Path, Severity::Note,
              Twine(C.MergedCallers) + " call stack" +
                  (C.MergedCallers == 1 ? " has" : "s have") +
-                 " a caller frame at line 0 (calls the optimizer merged): "
+                 " a caller frame without a line of its own (calls the "
+                 "optimizer merged): "
                  "those frames are left out of the entries");
   for (const std::string &F : C.NoFP)
     if (!is_contained(Blind.NoFramePointer, F))
