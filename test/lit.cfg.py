@@ -139,6 +139,11 @@ if shutil.which("valgrind"):
     config.available_features.add("valgrind")
 if shutil.which("mpicc") and shutil.which("mpirun"):
     config.available_features.add("mpi")
+# LLVM 22's clang beside a build against 19 (scripts/test installs every
+# LLVM's packages first): profiles in LLVM 22's raw format for the 19 reader.
+if config.llvm_major != "22" and os.path.exists("/usr/lib/llvm-22/bin/clang"):
+    config.available_features.add("clang-22")
+    config.substitutions.append(("%llvm22_clang", "/usr/lib/llvm-22/bin/clang"))
 # The advisor reads the LLC from sysfs where the machine describes it.
 if os.path.exists("/sys/devices/system/cpu/cpu0/cache/index0/size"):
     config.available_features.add("sysfs-cache")

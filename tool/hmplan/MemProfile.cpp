@@ -309,8 +309,14 @@ std::string readProfile(const std::string &Path, StringRef Binary,
   CrashRecoveryContext CRC;
   bool Survived = CRC.RunSafely([&] {
     if (Raw) {
-      auto Reader = memprof::RawMemProfReader::create(Path, Binary,
-                                                      /*KeepName=*/true);
+      std::string Widened = rawAsReadable(Data);
+      auto Reader =
+          Widened.empty()
+              ? memprof::RawMemProfReader::create(Path, Binary,
+                                                  /*KeepName=*/true)
+              : memprof::RawMemProfReader::create(
+                    MemoryBuffer::getMemBufferCopy(Widened, Path), Binary,
+                    /*KeepName=*/true);
       if (!Reader) {
         Why = "cannot read the profile: " + message(Reader.takeError());
         return;

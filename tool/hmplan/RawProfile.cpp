@@ -10,6 +10,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstdint>
 #include <cstring>
@@ -51,16 +52,25 @@ private:
 std::string at(uint64_t Offset) { return "at byte " + utostr(Offset); }
 
 /// The raw versions the LLVM HmPlace is built with reads (19: 3 and 4; 22:
-/// also 5, whose access histograms are 16-bit counts).
+/// also 5, whose access histograms are 16-bit counts), and 5 always:
+/// rawAsReadable widens it for LLVM 19's reader.
 const uint64_t Supported[] = MEMPROF_RAW_SUPPORTED_VERSIONS;
+const bool ReadsVersion5 = is_contained(Supported, 5);
+
+bool readable(uint64_t Version) {
+  return is_contained(Supported, Version) || Version == 5;
+}
 
 std::string supportedVersions() {
   std::string S;
-  for (size_t I = 0; I < std::size(Supported); ++I)
-    S += (I == 0                         ? "versions "
-          : I + 1 < std::size(Supported) ? ", "
-                                         : " and ") +
-         utostr(Supported[I]);
+  std::vector<uint64_t> V(std::begin(Supported), std::end(Supported));
+  if (!ReadsVersion5)
+    V.push_back(5);
+  for (size_t I = 0; I < V.size(); ++I)
+    S += (I == 0             ? "versions "
+          : I + 1 < V.size() ? ", "
+                             : " and ") +
+         utostr(V[I]);
   return S;
 }
 
@@ -88,9 +98,9 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
       Err = "not a raw MemProf profile " + at(Start) + " (bad magic number)";
       return false;
     }
-    if (!is_contained(Supported, Version)) {
+    if (!readable(Version)) {
       Err = "raw MemProf version " + utostr(Version) + " " + at(Start) +
-            "; the LLVM " LLVM_VERSION_STRING " HmPlace is built with reads " +
+            "; HmPlace (built with LLVM " LLVM_VERSION_STRING ") reads " +
             supportedVersions() +
             " (profile with that LLVM's clang, as hmcc --profile does)";
       return false;
@@ -189,6 +199,71 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
     return false;
   }
   return true;
+}
+
+/// A version 5 histogram count: 12 bits of mantissa, 4 of exponent
+/// (MemProfData.inc's decodeHistogramCount, which LLVM 19 lacks).
+static uint64_t histogramCount(uint16_t Encoded) {
+  return uint64_t(Encoded & 0xfff) << (Encoded >> 12);
+}
+
+/// Append \p V to \p Out as a little-endian 64-bit word.
+static void putWord(std::string &Out, uint64_t V) {
+  char B[8];
+  support::endian::write64le(B, V);
+  Out.append(B, 8);
+}
+
+/// One version 5 profile \p P (checked) as version 4, appended to \p Out:
+/// its histograms' 16-bit counts widened to 64 bits, the call stacks moved
+/// after them.
+static void widenProfile(StringRef P, std::string &Out) {
+  auto Word = [&](uint64_t At) {
+    return support::endian::read64le(P.data() + At);
+  };
+  uint64_t Total = Word(16), SegOff = Word(24), MIBOff = Word(32),
+           StackOff = Word(40);
+  std::string MIBs;
+  uint64_t N = Word(MIBOff), At = MIBOff + 8;
+  putWord(MIBs, N);
+  for (uint64_t I = 0; I < N; ++I) {
+    memprof::MemInfoBlock B;
+    std::memcpy(&B, P.data() + At + 8, sizeof(B));
+    MIBs.append(P.data() + At, 8 + sizeof(B)); // the id and the block
+    At += 8 + sizeof(B);
+    for (uint32_t H = 0; H < B.AccessHistogramSize; ++H, At += 2)
+      putWord(MIBs, histogramCount(support::endian::read16le(P.data() + At)));
+  }
+  MIBs.resize(alignTo(MIBs.size(), 8), '\0'); // as the runtime pads it
+  uint64_t NewStackOff = MIBOff + MIBs.size();
+  putWord(Out, MEMPROF_RAW_MAGIC_64);
+  putWord(Out, 4);
+  putWord(Out, NewStackOff + (Total - StackOff));
+  putWord(Out, SegOff);
+  putWord(Out, MIBOff);
+  putWord(Out, NewStackOff);
+  Out.append(P.data() + 48, MIBOff - 48); // the segments
+  Out += MIBs;
+  Out.append(P.data() + StackOff, Total - StackOff); // the call stacks
+}
+
+std::string rawAsReadable(StringRef Data) {
+  if (ReadsVersion5)
+    return "";
+  std::string Out;
+  bool Widened = false;
+  for (uint64_t Start = 0; Start < Data.size();) {
+    uint64_t Total = support::endian::read64le(Data.data() + Start + 16);
+    StringRef P = Data.substr(Start, Total);
+    if (support::endian::read64le(P.data() + 8) == 5) {
+      widenProfile(P, Out);
+      Widened = true;
+    } else {
+      Out += P;
+    }
+    Start += Total;
+  }
+  return Widened ? Out : "";
 }
 
 } // namespace hmplace

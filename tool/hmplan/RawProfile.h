@@ -11,15 +11,16 @@
 /// is HmPlace's own parsing of untrusted bytes, so it has a fuzz target
 /// (tool/hmplan/fuzz).
 ///
-/// The layout (llvm/ProfileData/MemProfData.inc, versions 3 and 4): a file
+/// The layout (llvm/ProfileData/MemProfData.inc, versions 3 to 5): a file
 /// holds one or more profiles back to back, each
 ///   Header {Magic, Version, TotalSize, SegmentOffset, MIBOffset,
 ///           StackOffset}
 ///   at SegmentOffset: N, then N SegmentEntry {Start, End, Offset,
 ///                     BuildIdSize, BuildId[32]}
-///   at MIBOffset:     N, then N {Id, MemInfoBlock[, histogram]}
+///   at MIBOffset:     N, then N {Id, MemInfoBlock[, histogram]} (the
+///                     histogram: 64-bit counts in 4, 16-bit in 5)
 ///   at StackOffset:   N, then N {Id, Depth, Depth PCs}
-/// all little-endian 64-bit words.
+/// little-endian 64-bit words but version 5's counts.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef HMPLACE_HMPLAN_RAWPROFILE_H
@@ -54,6 +55,12 @@ struct RawProfileFacts {
 
 /// Whether \p Data starts like a raw MemProf profile (its magic number).
 bool looksLikeRawMemProfile(llvm::StringRef Data);
+
+/// \p Data (checked by scanRawMemProfile) as the LLVM HmPlace is built with
+/// reads it: for LLVM 19, whose reader stops at version 4, each version 5
+/// profile (LLVM 22's: 16-bit histogram counts) rewritten as version 4.
+/// Empty when the data reads as it is.
+std::string rawAsReadable(llvm::StringRef Data);
 
 /// Check the structure of the raw profile \p Data and fill \p Facts. On a
 /// malformed or truncated file returns false with \p Err saying where.

@@ -32,5 +32,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   for (const std::string &Id : Facts.BuildIds)
     if (Id.find_first_not_of("0123456789abcdef") != std::string::npos)
       abort();
+  // A version 5 profile widened for LLVM 19's reader is a profile of the
+  // same records and stacks.
+  std::string Widened = OK ? rawAsReadable(In) : "";
+  if (!Widened.empty()) {
+    RawProfileFacts W;
+    std::string WErr;
+    if (!scanRawMemProfile(Widened, W, WErr) ||
+        W.Allocations != Facts.Allocations || W.Stacks != Facts.Stacks ||
+        W.Profiles != Facts.Profiles)
+      abort();
+  }
   return 0;
 }
