@@ -67,11 +67,12 @@ extern "C" {
  * ordinary heap (malloc), where a call-stack choice may leave an object. */
 enum hmplace_kind {
   HMPLACE_HEAP = -1,
-/* clang-format off: it takes the list's expansion for an expression */
+/* (clang-format would take the list's expansion for an expression.) */
+/* clang-format off */
 #define HMPLACE_KIND_ENUM_(name, what) HMPLACE_##name,
   HMPLACE_KINDS_(HMPLACE_KIND_ENUM_)
 #undef HMPLACE_KIND_ENUM_
-      HMPLACE_KIND_COUNT,
+  HMPLACE_KIND_COUNT,
   /* clang-format on */
   /* Not a kind: widens the enum's range to every int, so that a split
    * placement (below) is a value of the type in C++ too. */

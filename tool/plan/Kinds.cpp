@@ -21,7 +21,8 @@ namespace hmplace {
 
 // hmplace.h's table, in its order (a kind's index is its enum hmplace_kind
 // value), and the ordinary heap last.
-// clang-format off: it takes the list's expansion for an expression
+// (clang-format would take the list's expansion for an expression.)
+// clang-format off
 static const KindInfo Kinds[] = {
 #define HMPLACE_KIND_INFO(name, what) {"MEMKIND_" #name, what},
     HMPLACE_KINDS_(HMPLACE_KIND_INFO)
