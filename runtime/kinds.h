@@ -70,11 +70,10 @@ struct tcount {
 extern __thread struct tcount *hm_tcount HM_HIDDEN
     __attribute__((tls_model("initial-exec")));
 struct tcount *hm_new_counts(void) HM_HIDDEN;
-/* The thread-exit keys of the counts and the cache, made at start-up: a
- * pthread_once another thread is inside of when the program forks would
- * never finish in the child. */
+/* The thread-exit key of the counts, made at start-up: a pthread_once
+ * another thread is inside of when the program forks would never finish in
+ * the child (cache.c's hm_cache_init likewise, placed.h). */
 void hm_counts_init(void) HM_HIDDEN;
-void hm_cache_init(void) HM_HIDDEN;
 
 /* Add \p d (signed) to the kind's shared live bytes; raise the peak if
  * they set a new one. */

@@ -184,6 +184,8 @@ static inline memkind_t slot_kind(int idx) { return hm_slots[idx].chunk[0]; }
 
 /*--- cache.c ---------------------------------------------------------------*/
 
+/* The thread-exit key of the caches, made at start-up (as hm_counts_init). */
+void hm_cache_init(void) HM_HIDDEN;
 void *hm_placed_malloc(int k, int idx, size_t n, size_t held) HM_HIDDEN;
 void *hm_placed_aligned(int k, int idx, size_t align, size_t n,
                         size_t held) HM_HIDDEN;
