@@ -51,6 +51,20 @@ private:
 
 std::string at(uint64_t Offset) { return "at byte " + utostr(Offset); }
 
+/// A profile's header: its version, size, and where its sections begin
+/// (offsets from the profile's start).
+struct RawHeader {
+  uint64_t Magic, Version, Total, SegOff, MIBOff, StackOff;
+};
+
+/// The header of the profile at \p Start of \p Data; false where it is cut
+/// off.
+bool readHeader(StringRef Data, uint64_t Start, RawHeader &H) {
+  Cursor C(Data, Start, Data.size());
+  return C.word(H.Magic) && C.word(H.Version) && C.word(H.Total) &&
+         C.word(H.SegOff) && C.word(H.MIBOff) && C.word(H.StackOff);
+}
+
 /// The raw versions the LLVM HmPlace is built with reads (19: 3 and 4; 22:
 /// also 5, whose access histograms are 16-bit counts), and 5 always:
 /// rawAsReadable widens it for LLVM 19's reader.
@@ -87,13 +101,12 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
   const uint64_t SegmentSize = sizeof(memprof::SegmentEntry);
   uint64_t Start = 0;
   while (Start < Data.size()) {
-    uint64_t Magic, Version, Total, SegOff, MIBOff, StackOff;
-    Cursor H(Data, Start, Data.size());
-    if (!H.word(Magic) || !H.word(Version) || !H.word(Total) ||
-        !H.word(SegOff) || !H.word(MIBOff) || !H.word(StackOff)) {
+    RawHeader Header;
+    if (!readHeader(Data, Start, Header)) {
       Err = "truncated: a profile header " + at(Start) + " is cut off";
       return false;
     }
+    auto [Magic, Version, Total, SegOff, MIBOff, StackOff] = Header;
     if (Magic != MEMPROF_RAW_MAGIC_64) {
       Err = "not a raw MemProf profile " + at(Start) + " (bad magic number)";
       return false;
@@ -214,17 +227,13 @@ static void putWord(std::string &Out, uint64_t V) {
   Out.append(B, 8);
 }
 
-/// One version 5 profile \p P (checked) as version 4, appended to \p Out:
-/// its histograms' 16-bit counts widened to 64 bits, the call stacks moved
-/// after them.
-static void widenProfile(StringRef P, std::string &Out) {
-  auto Word = [&](uint64_t At) {
-    return support::endian::read64le(P.data() + At);
-  };
-  uint64_t Total = Word(16), SegOff = Word(24), MIBOff = Word(32),
-           StackOff = Word(40);
+/// One version 5 profile \p P (checked), its header \p H, as version 4,
+/// appended to \p Out: its histograms' 16-bit counts widened to 64 bits,
+/// the call stacks moved after them.
+static void widenProfile(StringRef P, const RawHeader &H, std::string &Out) {
   std::string MIBs;
-  uint64_t N = Word(MIBOff), At = MIBOff + 8;
+  uint64_t N = support::endian::read64le(P.data() + H.MIBOff);
+  uint64_t At = H.MIBOff + 8;
   putWord(MIBs, N);
   for (uint64_t I = 0; I < N; ++I) {
     memprof::MemInfoBlock B;
@@ -235,16 +244,14 @@ static void widenProfile(StringRef P, std::string &Out) {
       putWord(MIBs, histogramCount(support::endian::read16le(P.data() + At)));
   }
   MIBs.resize(alignTo(MIBs.size(), 8), '\0'); // as the runtime pads it
-  uint64_t NewStackOff = MIBOff + MIBs.size();
-  putWord(Out, MEMPROF_RAW_MAGIC_64);
-  putWord(Out, 4);
-  putWord(Out, NewStackOff + (Total - StackOff));
-  putWord(Out, SegOff);
-  putWord(Out, MIBOff);
-  putWord(Out, NewStackOff);
-  Out.append(P.data() + 48, MIBOff - 48); // the segments
+  uint64_t StackOff = H.MIBOff + MIBs.size();
+  for (uint64_t W : {H.Magic, uint64_t(4), StackOff + (H.Total - H.StackOff),
+                     H.SegOff, H.MIBOff, StackOff})
+    putWord(Out, W);
+  const uint64_t HeaderSize = sizeof(memprof::Header);
+  Out.append(P.data() + HeaderSize, H.MIBOff - HeaderSize); // the segments
   Out += MIBs;
-  Out.append(P.data() + StackOff, Total - StackOff); // the call stacks
+  Out.append(P.data() + H.StackOff, H.Total - H.StackOff); // the call stacks
 }
 
 std::string rawAsReadable(StringRef Data) {
@@ -252,16 +259,16 @@ std::string rawAsReadable(StringRef Data) {
     return "";
   std::string Out;
   bool Widened = false;
-  for (uint64_t Start = 0; Start < Data.size();) {
-    uint64_t Total = support::endian::read64le(Data.data() + Start + 16);
-    StringRef P = Data.substr(Start, Total);
-    if (support::endian::read64le(P.data() + 8) == 5) {
-      widenProfile(P, Out);
+  RawHeader H;
+  for (uint64_t Start = 0; Start < Data.size() && readHeader(Data, Start, H);
+       Start += H.Total) {
+    StringRef P = Data.substr(Start, H.Total);
+    if (H.Version == 5) {
+      widenProfile(P, H, Out);
       Widened = true;
     } else {
       Out += P;
     }
-    Start += Total;
   }
   return Widened ? Out : "";
 }
