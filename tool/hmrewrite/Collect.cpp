@@ -14,7 +14,6 @@
 #include "Rewrite.h"
 
 #include "clang/AST/ASTConsumer.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtOpenMP.h"
 #include "clang/Basic/CharInfo.h"
