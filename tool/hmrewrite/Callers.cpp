@@ -708,9 +708,11 @@ namespace {
 /// and how (if at all) can a note cover exactly it.
 class CallerRecorder {
 public:
-  CallerRecorder(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn)
+  /// \p AnyCall: record \p CE whatever the plan names (a probe).
+  CallerRecorder(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
+                 bool AnyCall = false)
       : L(L), SM(L.sourceManager()), Ctx(L.context()), LO(Ctx.getLangOpts()),
-        CE(CE), CurFn(CurFn), Call(dyn_cast<CallExpr>(CE)),
+        CE(CE), CurFn(CurFn), AnyCall(AnyCall), Call(dyn_cast<CallExpr>(CE)),
         Construct(dyn_cast<CXXConstructExpr>(CE)),
         Callee(Call        ? Call->getDirectCallee()
                : Construct ? Construct->getConstructor()
@@ -779,6 +781,7 @@ private:
   const LangOptions &LO;
   const Expr *CE;
   const FunctionDecl *CurFn;
+  const bool AnyCall;
   const CallExpr *Call;
   const CXXConstructExpr *Construct;
   const FunctionDecl *Callee;
@@ -844,7 +847,7 @@ void CallerRecorder::detectWrapped() {
 }
 
 bool CallerRecorder::isCandidate() const {
-  if (!Wrapped && !L.session().recordsCallers())
+  if (!Wrapped && !AnyCall && !L.session().recordsCallers())
     return false; // the common case: a plan without call-stack entries
   // A default argument's code is keyed where each call is: that call
   // (which covers it) is the frame, not the default argument.
@@ -871,7 +874,8 @@ bool CallerRecorder::isCandidate() const {
 bool CallerRecorder::startRecord(StringRef CompileDir) {
   SourceLocation KeyLoc = SM.getExpansionLoc(CE->getExprLoc());
   PresumedLoc PL = SM.getPresumedLoc(KeyLoc);
-  if (PL.isInvalid() || (!Wrapped && !L.session().isNoteLine(PL.getLine())))
+  if (PL.isInvalid() ||
+      (!Wrapped && !AnyCall && !L.session().isNoteLine(PL.getLine())))
     return false;
   R.note().CPlusPlus = LO.CPlusPlus;
   R.CompileDir = CompileDir;
@@ -1179,6 +1183,15 @@ void CallerRecorder::checkEvaluated(const Stmt *Evaluated,
 void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
                   StringRef CompileDir, std::vector<CallRecord> &Out) {
   CallerRecorder(L, CE, CurFn).run(CompileDir, Out);
+}
+
+std::string callerNoteProblem(EditLocator &L, const Expr *CE,
+                              const FunctionDecl *CurFn, StringRef CompileDir) {
+  std::vector<CallRecord> Probe;
+  CallerRecorder(L, CE, CurFn, /*AnyCall=*/true).run(CompileDir, Probe);
+  if (Probe.empty())
+    return "it is not a call the rewrite notes";
+  return Probe.front().note().NoteProblem;
 }
 
 } // namespace hmplace

@@ -32,6 +32,13 @@ void recordCaller(EditLocator &L, const clang::Expr *CE,
                   const clang::FunctionDecl *CurFn, llvm::StringRef CompileDir,
                   std::vector<CallRecord> &Out);
 
+/// Why the rewrite could not note \p CE as a caller frame, whatever the
+/// plan names (empty: it can): what --list-sites checks before it offers a
+/// container entry through the call.
+std::string callerNoteProblem(EditLocator &L, const clang::Expr *CE,
+                              const clang::FunctionDecl *CurFn,
+                              llvm::StringRef CompileDir);
+
 /// Record the OpenMP directive \p D as a candidate caller frame if it is a
 /// parallel region on a line that a plan names as one: its body is noted in
 /// every thread that runs it.

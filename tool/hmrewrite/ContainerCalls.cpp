@@ -1,5 +1,6 @@
 //===- ContainerCalls.cpp - calls that make standard containers allocate -===//
 #include "ContainerCalls.h"
+#include "Callers.h"
 #include "ClangCompat.h"
 #include "EditLocator.h"
 
@@ -143,6 +144,8 @@ void ContainerCalls::record(const Expr *E, const CXXRecordDecl *RD,
     R.note().ContainerOp += "::" + Method.str();
   if (!DefaultOf.empty())
     R.note().ContainerOp += " (default argument '" + DefaultOf.str() + "')";
+  // The entry is offered only where the rewrite can note the call too.
+  R.note().NoteProblem = callerNoteProblem(L, E, CurFn, IDir);
   Out.push_back(std::move(R));
 }
 

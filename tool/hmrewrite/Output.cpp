@@ -338,8 +338,9 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
   // What a plan can use is listed: sites, sites in macro bodies (which
   // only HmPlace.so places: marked so in their note), the calls that make
   // standard containers allocate (container entries, which both front ends
-  // place). What this command line cannot name is a comment, with the
-  // reason. System headers are left out.
+  // place). What this command line cannot name, and a container call the
+  // rewrite cannot note, is a comment, with the reason. System headers are
+  // left out.
   std::vector<const CallRecord *> Sites, Left;
   for (const CallRecord *C : S.allocationSites()) {
     if (C->Edit == CallRecord::InSystemHeader)
@@ -357,7 +358,18 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
       OS << "in a file not rewritten (select it with --header-filter)";
     OS << "\n";
   }
-  std::vector<const CallRecord *> Containers = S.containerSites();
+  std::vector<const CallRecord *> Containers;
+  for (const CallRecord *C : S.containerSites()) {
+    if (C->Note->NoteProblem.empty()) {
+      Containers.push_back(C);
+      continue;
+    }
+    OS << "# not listed: [std::allocator, " << frameText(C->Key) << "] "
+       << C->Note->ContainerOp
+       << (C->Enclosing.empty() ? "" : " in " + C->Enclosing)
+       << ": the rewrite cannot note the call (" << C->Note->NoteProblem
+       << "); HmPlace.so places such an entry\n";
+  }
   if (Sites.empty() && Containers.empty()) {
     OS << "sites: []\n";
     return;
