@@ -286,7 +286,8 @@ uint32_t hmplace_name_hash(const char *file) {
 
 uint32_t hmplace_ctx_enter(uint64_t frame) {
   uint32_t d = hmplace_ctx_tls.hmplace_depth;
-  hmplace_ctx_tls.hmplace_ids[d < HMPLACE_CTX_CAP ? d : HMPLACE_CTX_CAP] = frame;
+  hmplace_ctx_tls.hmplace_ids[d < HMPLACE_CTX_CAP ? d : HMPLACE_CTX_CAP] =
+      frame;
   hmplace_ctx_tls.hmplace_depth = d + 1;
   return d;
 }
@@ -400,8 +401,9 @@ static int choose(const struct ctx_site *s) {
     if (e->nframes > depth)
       continue;
     unsigned f = 0;
-    while (f < e->nframes &&
-           frame_matches(hmplace_ctx_tls.hmplace_ids[depth - 1 - f], e->frames[f]))
+    while (
+        f < e->nframes &&
+        frame_matches(hmplace_ctx_tls.hmplace_ids[depth - 1 - f], e->frames[f]))
       ++f;
     if (f == e->nframes)
       return (int)i;
@@ -419,19 +421,16 @@ enum hmplace_kind hmplace_ctx_kind(const char *d) {
   return (enum hmplace_kind)(i < 0 ? s->fallback : s->e[i].kind);
 }
 
-void hm_ctx_account(size_t bytes) {
-  const char *d = hmplace_ctx_chosen.hmplace_site;
-  if (__builtin_expect(d != NULL, 0)) {
-    hmplace_ctx_chosen.hmplace_site = NULL;
-    if (hm_reporting)
-      count_choice(site_of(d), hmplace_ctx_chosen.hmplace_choice, bytes);
-    if (hm_log_on) {
-      struct ctx_site *s = site_of(d);
-      int i = hmplace_ctx_chosen.hmplace_choice;
-      hm_log_entry = i >= 0 && (unsigned)i < s->n && s->e[i].stats
-                         ? s->e[i].stats->key
-                         : s->where;
-    }
+void hm_ctx_account_chosen(const char *d, size_t bytes) {
+  hmplace_ctx_chosen.hmplace_site = NULL;
+  if (hm_reporting)
+    count_choice(site_of(d), hmplace_ctx_chosen.hmplace_choice, bytes);
+  if (hm_log_on) {
+    struct ctx_site *s = site_of(d);
+    int i = hmplace_ctx_chosen.hmplace_choice;
+    hm_log_entry = i >= 0 && (unsigned)i < s->n && s->e[i].stats
+                       ? s->e[i].stats->key
+                       : s->where;
   }
 }
 

@@ -100,12 +100,20 @@ void hm_counts_fork_lock(int take);
 void hm_teardown_init(void);
 
 /* context.c: bytes of the allocation a context site just chose an entry for
- * (called by every placed entry point), and what the report reads: each
- * call-stack entry (oldest first: its key, kind, objects and bytes), then
- * each context site whose allocations matched no entry (where, the kind
- * they fell back to, their count), handed to \p row under the tables'
- * lock. report.c formats them. */
-void hm_ctx_account(size_t bytes);
+ * (called by every placed entry point: inline, a load and a predicted
+ * branch unless a report or the log wants the choice; HmPlace.so's inline
+ * sites leave it whatever the switches say, and the stale choice is read
+ * only while one is on, which they are from start-up), and what the report
+ * reads: each call-stack entry (oldest first: its key, kind, objects and
+ * bytes), then each context site whose allocations matched no entry (where,
+ * the kind they fell back to, their count), handed to \p row under the
+ * tables' lock. report.c formats them. */
+void hm_ctx_account_chosen(const char *site, size_t bytes);
+static inline void hm_ctx_account(size_t bytes) {
+  if (__builtin_expect(hm_reporting | hm_log_on, 0) &&
+      hmplace_ctx_chosen.hmplace_site)
+    hm_ctx_account_chosen(hmplace_ctx_chosen.hmplace_site, bytes);
+}
 struct hm_ctx_row {
   const char *key; /* the entry's key, or the unmatched site's place */
   int kind;        /* its kind, or the unmatched allocations' fallback */

@@ -10,7 +10,8 @@
  *    placed range, owner byte SPLIT_OWNER: free finds it with the same
  *    range check as any placed block) cut into *runs*, each mbind()-ed with
  *    the node policy memkind gives the run's kind on the allocating thread's
- *    CPU (policy.c). Runs go to the kinds in the order that keeps every
+ *    CPU (policy.c; the kind's slot for that CPU keeps it, slots.c, as for
+ *    whole blocks). Runs go to the kinds in the order that keeps every
  *    prefix of the object closest to the shares (the kind furthest behind
  *    its share takes the next run), so every eighth of the object holds the
  *    shares to within a run's share of the eighth.
@@ -19,8 +20,8 @@
  *    2 MiB (a huge page, aligned: the mapping starts at a region boundary)
  *    up to objects of 8 GiB; past that doubled until an object has at most
  *    4096 runs (each change of policy is a kernel VMA; vm.max_map_count is
- *    65530 by default). Objects under 80 pages are not split: they go whole to the
- *    kind of the largest share.
+ *    65530 by default). Objects under 80 pages are not split: they go whole
+ *    to the kind of the largest share.
  *  - Each part counts against its kind: allocations, bytes, live bytes,
  *    budget. A part whose kind is unavailable here, over its budget, or off
  *    (HMPLACE=off) keeps the default policy (first touch) and is counted as
@@ -98,10 +99,13 @@ struct split_obj {
   int code;
   size_t part[MAX_PARTS];          /* bytes of each part */
   unsigned char placed[MAX_PARTS]; /* the part went to its kind */
-  /* Each placed part's node policy (memkind's for its kind on the CPU
-   * that allocated it): a freed object is reused only under the same. */
-  int mode[MAX_PARTS];
-  unsigned long mask[MAX_PARTS][MASK_WORDS];
+  /* Each placed part's slot (slots.c: its kind under the node policy
+   * memkind gives it on the CPU that allocated it): the runs are bound
+   * with the slot's policy, and a freed object is reused only under the
+   * same slots. */
+  signed char slot[MAX_PARTS];
+  /* Kept, its pages lazily freed (hm_split_release). */
+  unsigned char lazy;
 };
 
 /* Open addressing by base address: split objects are few and large, but
@@ -238,25 +242,39 @@ static int lookup(const void *p, struct split_obj *out) {
  * policies: HPC codes allocate the same arrays step after step, and a fresh
  * mapping costs a page fault per page again (measured here: 20x the
  * allocation, first touch and free of a whole placed 32 MiB block, whose
- * pages jemalloc keeps). At most CACHE_SLOTS objects and CACHE_BYTES; like
- * the per-thread caches' blocks, their pages are not counted live.
+ * pages jemalloc keeps). At most CACHE_SLOTS objects and CACHE_BYTES, the
+ * longest kept making room for a newer one; like the per-thread caches'
+ * blocks, their pages are not counted live.
  *
  * Those pages are the kinds' memory (a bound HBM part's pages stay on HBM):
- * any other placed allocation of a kind a kept object holds first unmaps
- * that object (hm_split_release), so that kept objects never hold memory a
- * placed allocation needs (measured before: an HBW allocation that fitted
- * once they were released was OOM-killed under MPOL_BIND). */
+ * before any other placed allocation of a kind a kept object holds, the
+ * object's pages are lazily freed (MADV_FREE, hm_split_release): the kernel
+ * takes them back, without swap, as soon as an allocation on their node is
+ * short of memory, and a reuse finds them where it did not. So kept objects
+ * never hold memory a placed allocation needs (measured before: an HBW
+ * allocation that fitted once they were released was OOM-killed under
+ * MPOL_BIND), and keep their reuse (they were unmapped before: a time step
+ * that made a whole HBW block beside its split arrays lost it every step).
+ * Not at every free: a page lazily freed costs its next write (measured
+ * here: a step that makes a whole block, then reuses a 1 MiB split object
+ * and writes it, 2.8x the time of the same step with two whole blocks,
+ * scripts/bench runtime 6b), which a loop that reuses its split objects
+ * before any other placed allocation never pays. */
 enum { CACHE_SLOTS = 8 };
 #define CACHE_BYTES ((uint64_t)1 << 30)
 static struct split_obj Cache[CACHE_SLOTS]; /* base 0: empty */
 static uint64_t CachedBytes;
-/* Per kind, how many kept objects hold a placed part of it: the one load a
- * placed allocation makes (hm_split_give_back). */
+/* When each was kept: the longest kept makes room first (a code's sizes
+ * change; objects of sizes no longer asked for must not hold every slot). */
+static uint64_t KeptAt[CACHE_SLOTS], KeptCount;
+/* Per kind, how many kept objects hold a placed part of it with their
+ * pages not yet lazily freed: the one load a placed allocation makes
+ * (hm_split_give_back). */
 _Atomic int hm_split_kept[HMPLACE_KIND_COUNT];
 
 static void count_kept(const struct split_obj *o, int delta) {
   struct split_code c;
-  if (!decode(o->code, &c))
+  if (o->lazy || !decode(o->code, &c))
     return;
   for (int i = 0; i < c.n; ++i)
     if (o->placed[i])
@@ -264,18 +282,50 @@ static void count_kept(const struct split_obj *o, int delta) {
                                 memory_order_relaxed);
 }
 
-/* Keep \p o for reuse (lock held); 0 if there is no room. */
-static int keep(const struct split_obj *o) {
-  if (CachedBytes + o->mapped > CACHE_BYTES)
+/* Take kept object \p i out of the cache (lock held). */
+static struct split_obj take_kept(int i) {
+  struct split_obj o = Cache[i];
+  CachedBytes -= o.mapped;
+  count_kept(&o, -1);
+  Cache[i].base = 0;
+  return o;
+}
+
+/* Keep \p o for reuse (lock held), making room by taking out the objects
+ * kept longest (into \p out, \p nout of them: the caller unmaps them); 0
+ * if \p o is over the cache's bytes on its own. */
+static int keep(const struct split_obj *o, struct split_obj *out, int *nout) {
+  if (o->mapped > CACHE_BYTES)
     return 0;
-  for (int i = 0; i < CACHE_SLOTS; ++i)
-    if (!Cache[i].base) {
-      Cache[i] = *o;
+  for (;;) {
+    int empty = -1, oldest = -1;
+    for (int i = 0; i < CACHE_SLOTS; ++i)
+      if (!Cache[i].base)
+        empty = empty < 0 ? i : empty;
+      else if (oldest < 0 || KeptAt[i] < KeptAt[oldest])
+        oldest = i;
+    if (empty >= 0 && CachedBytes + o->mapped <= CACHE_BYTES) {
+      Cache[empty] = *o;
+      KeptAt[empty] = ++KeptCount;
       CachedBytes += o->mapped;
       count_kept(o, 1);
       return 1;
     }
-  return 0;
+    out[(*nout)++] = take_kept(oldest);
+  }
+}
+
+/* Keep \p o, or unmap it; unmap what made room for it. */
+static void keep_or_unmap(struct split_obj *o) {
+  struct split_obj out[CACHE_SLOTS];
+  int nout = 0;
+  pthread_mutex_lock(&SplitLock);
+  int kept = keep(o, out, &nout);
+  pthread_mutex_unlock(&SplitLock);
+  if (!kept)
+    hm_range_unmap_chunk(o->base, o->mapped);
+  for (int i = 0; i < nout; ++i)
+    hm_range_unmap_chunk(out[i].base, out[i].mapped);
 }
 
 /* Whether kept object \p o has a placed part of kind \p k. */
@@ -292,25 +342,28 @@ static int holds(const struct split_obj *o, int k) {
 void hm_split_release(int k) {
   struct split_obj out[CACHE_SLOTS];
   int n = 0;
+  /* Out of the cache while their pages are lazily freed: a reuse meanwhile
+   * would write pages the kernel may then drop. */
   pthread_mutex_lock(&SplitLock);
   for (int i = 0; i < CACHE_SLOTS; ++i)
-    if (Cache[i].base && holds(&Cache[i], k)) {
-      out[n++] = Cache[i];
-      CachedBytes -= Cache[i].mapped;
-      count_kept(&Cache[i], -1);
-      Cache[i].base = 0;
-    }
+    if (Cache[i].base && !Cache[i].lazy && holds(&Cache[i], k))
+      out[n++] = take_kept(i);
   pthread_mutex_unlock(&SplitLock);
-  for (int i = 0; i < n; ++i)
-    hm_range_unmap_chunk(out[i].base, out[i].mapped);
+  for (int i = 0; i < n; ++i) {
+    if (madvise((void *)out[i].base, out[i].mapped, MADV_FREE) != 0) {
+      hm_range_unmap_chunk(out[i].base, out[i].mapped);
+      continue;
+    }
+    out[i].lazy = 1;
+    keep_or_unmap(&out[i]);
+  }
 }
 
 static int same_binding(const struct split_obj *a, const struct split_obj *b,
                         int parts) {
   for (int i = 0; i < parts; ++i)
     if (a->placed[i] != b->placed[i] ||
-        (a->placed[i] && (a->mode[i] != b->mode[i] ||
-                          memcmp(a->mask[i], b->mask[i], sizeof a->mask[i]))))
+        (a->placed[i] && a->slot[i] != b->slot[i]))
       return 0;
   return 1;
 }
@@ -325,11 +378,9 @@ static int reuse(struct split_obj *want, int parts) {
     if (c->base && c->code == want->code &&
         (c->size + PAGE - 1) / PAGE == (want->size + PAGE - 1) / PAGE &&
         same_binding(c, want, parts)) {
-      want->base = c->base;
-      want->mapped = c->mapped;
-      CachedBytes -= c->mapped;
-      count_kept(c, -1);
-      c->base = 0;
+      struct split_obj o = take_kept(i);
+      want->base = o.base;
+      want->mapped = o.mapped;
       got = 1;
     }
   }
@@ -340,7 +391,8 @@ static int reuse(struct split_obj *want, int parts) {
 /*--- allocation -------------------------------------------------------------*/
 
 /* Which part each run goes to: the part furthest behind its share of the
- * bytes so far. Calls \p fn for each maximal stretch of one part. */
+ * bytes so far (in hundredths of a byte: integers, exact). Calls \p fn for
+ * each maximal stretch of one part. */
 static void assign_runs(const struct split_code *c, uint64_t size, size_t run,
                         void (*fn)(int part, uint64_t off, uint64_t len,
                                    void *arg),
@@ -351,9 +403,9 @@ static void assign_runs(const struct split_code *c, uint64_t size, size_t run,
   for (uint64_t off = 0; off < size; off += run) {
     uint64_t len = size - off < run ? size - off : run, total = off + len;
     int best = 0;
-    double behind = -1e300;
+    int64_t behind = INT64_MIN;
     for (int i = 0; i < c->n; ++i) {
-      double b = (double)c->pct[i] * (double)total / 100.0 - (double)got[i];
+      int64_t b = (int64_t)(c->pct[i] * total) - (int64_t)(100 * got[i]);
       if (b > behind) {
         behind = b;
         best = i;
@@ -376,23 +428,41 @@ static void add_part(int part, uint64_t off, uint64_t len, void *arg) {
   ((size_t *)arg)[part] += len;
 }
 
-/* Whether part \p i of kind \p k may take \p bytes: not off, the kind's
- * policy known here (into mode/mask), its budget not exceeded (the bytes
- * are then taken from it). Counts and warns when not. */
-static int part_may_place(int k, size_t bytes, int *mode, unsigned long *mask) {
+/* The bytes of each part of an object of \p size bytes in runs of \p run,
+ * remembered per thread for the last shape asked: HPC codes allocate the
+ * same arrays step after step, and an object of a few hundred KiB has a
+ * hundred runs to walk. */
+static void parts_of(const struct split_code *c, int code, uint64_t size,
+                     size_t run, size_t *part) {
+  static __thread struct {
+    int code;
+    uint64_t size;
+    size_t run, part[MAX_PARTS];
+  } Last __attribute__((tls_model("initial-exec")));
+  if (Last.code != code || Last.size != size || Last.run != run) {
+    memset(Last.part, 0, sizeof Last.part);
+    assign_runs(c, size, run, add_part, Last.part);
+    Last.code = code;
+    Last.size = size;
+    Last.run = run;
+  }
+  memcpy(part, Last.part, sizeof Last.part);
+}
+
+/* Whether a part of kind \p k may take \p bytes: not off, the kind has a
+ * slot for this CPU (into \p slot: its node policy, cached per CPU as for
+ * whole blocks; slots.c warns when the kind is unavailable), its budget not
+ * exceeded (the bytes are then taken from it). Counts and warns when not. */
+static int part_may_place(int k, size_t bytes, signed char *slot) {
   struct kstate *s = &hm_kinds[k];
   if (atomic_load_explicit(&hm_off, memory_order_relaxed)) {
     atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
     hm_warn_off();
     return 0;
   }
-  char why[200] = "memkind reports it unavailable on this machine";
-  if (hm_policy_now(k, mode, mask, MAX_NODE, why, sizeof why) != 0) {
+  int idx = slot_for(k);
+  if (idx < 0) {
     atomic_fetch_add_explicit(&s->fallbacks, 1, memory_order_relaxed);
-    if (atomic_load(&s->state) != KIND_READY) {
-      atomic_store(&s->state, KIND_UNAVAILABLE);
-      hm_kind_unavailable(k, why);
-    }
     return 0;
   }
   uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
@@ -401,24 +471,24 @@ static int part_may_place(int k, size_t bytes, int *mode, unsigned long *mask) {
     hm_warn_budget(k);
     return 0;
   }
-  atomic_store(&s->state, KIND_READY);
+  *slot = (signed char)idx;
   return 1;
 }
 
 struct binding {
   uintptr_t base;
   const struct split_obj *o;
-  int mode[MAX_PARTS];
-  unsigned long mask[MAX_PARTS][MASK_WORDS];
   int failed;
 };
 
 static void bind_part(int part, uint64_t off, uint64_t len, void *arg) {
   struct binding *b = arg;
-  if (!b->o->placed[part] || b->mode[part] == MPOL_DEFAULT)
+  if (!b->o->placed[part])
     return;
-  if (mbind((void *)(b->base + off), len, b->mode[part], b->mask[part],
-            MAX_NODE, 0) != 0)
+  const struct slot *sl = &hm_slots[b->o->slot[part]];
+  if (sl->mode == MPOL_DEFAULT)
+    return;
+  if (mbind((void *)(b->base + off), len, sl->mode, sl->mask, MAX_NODE, 0) != 0)
     b->failed = errno;
 }
 
@@ -433,9 +503,7 @@ static uintptr_t map_fresh(const struct split_code *c, struct split_obj *o,
     hm_kind_full(c->kind[largest(c)], why);
     return 0;
   }
-  struct binding b = {at, o, {0}, {{0}}, 0};
-  memcpy(b.mode, o->mode, sizeof b.mode);
-  memcpy(b.mask, o->mask, sizeof b.mask);
+  struct binding b = {at, o, 0};
   assign_runs(c, size, run, bind_part, &b);
   if (b.failed) { /* not placed as planned: the heap's, counted */
     static _Atomic int warned;
@@ -462,10 +530,10 @@ static void *split_map(const struct split_code *c, int code, size_t n) {
   o.size = n;
   uint64_t size = ((uint64_t)n + PAGE - 1) & ~(uint64_t)(PAGE - 1);
   size_t run = hm_split_run(n);
-  assign_runs(c, size, run, add_part, o.part);
+  parts_of(c, code, size, run, o.part);
   for (int i = 0; i < c->n; ++i)
-    o.placed[i] = o.part[i] &&
-                  part_may_place(c->kind[i], o.part[i], &o.mode[i], o.mask[i]);
+    o.placed[i] =
+        o.part[i] && part_may_place(c->kind[i], o.part[i], &o.slot[i]);
   if (!reuse(&o, c->n)) {
     for (int i = 0; i < c->n; ++i)
       if (o.placed[i])
@@ -522,11 +590,8 @@ void hm_split_free(void *p) {
     if (o.placed[i])
       account_free(&hm_kinds[c.kind[i]], o.part[i]);
   hm_track_free(p);
-  pthread_mutex_lock(&SplitLock);
-  int kept = keep(&o);
-  pthread_mutex_unlock(&SplitLock);
-  if (!kept)
-    hm_range_unmap_chunk(o.base, o.mapped);
+  o.lazy = 0; /* its pages as the program left them */
+  keep_or_unmap(&o);
 }
 
 int hm_split_keeps(const void *p, size_t n) {

@@ -25,13 +25,15 @@ int hm_split_decode(int code, int *kinds, unsigned *pcts) HM_HIDDEN;
 int hm_split_whole_kind(int code, size_t n) HM_HIDDEN;
 /* The kind of split \p code's largest share, -1 for no split. */
 int hm_split_largest_kind(int code) HM_HIDDEN;
-/* Kept (freed) split objects holding a placed part of each kind. */
+/* Kept (freed) split objects holding a placed part of each kind whose
+ * pages are not yet lazily freed. */
 extern _Atomic int hm_split_kept[HMPLACE_KIND_COUNT] HM_HIDDEN;
-/* Unmap the kept objects that hold a placed part of kind \p k. */
+/* Lazily free (MADV_FREE) the pages of the kept objects that hold a placed
+ * part of kind \p k; they stay kept for reuse. */
 void hm_split_release(int k) HM_HIDDEN;
 /* Before a placed allocation of kind \p k (a whole block, a split object
  * that reuses nothing, a realloc that grows): kept objects give their pages
- * back. One relaxed load where none holds k. */
+ * back to the kernel. One relaxed load where none holds k. */
 static inline void hm_split_give_back(int k) {
   if (__builtin_expect(
           atomic_load_explicit(&hm_split_kept[k], memory_order_relaxed), 0))

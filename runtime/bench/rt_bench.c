@@ -13,8 +13,16 @@
  *     pop around the call, hmplace_ctx_kind in the wrapper). Only when built
  *     with HmPlace.so and runtime/bench/ctx-plan.yaml (scripts/bench does);
  *     the program checks that the wrapper's blocks really are placed.
+ *     4b: the same wrapper with its call placed by a constant kind (as a
+ *     site entry places it) against the stack entry: what the call-stack
+ *     mechanism itself costs, the wrapper's own call left out.
  *  5. a whole placed 32 MiB block vs a split one (HMPLACE_SPLIT, 75% HBW,
  *     25% REGULAR): allocation, first touch of every page, free.
+ *  6. the same for objects of a few hundred KiB (400 KiB and 1 MiB), the
+ *     size just over the split threshold where the runtime's own work per
+ *     object shows most: allocation and free alone, then with every page
+ *     written. 6b: a time step that also makes a whole HBW block (whose
+ *     allocation has the kept split object's pages lazily freed).
  * Run with MEMKIND_HBW_NODES=0 so that HBW kinds are served here.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
@@ -122,6 +130,53 @@ static void split_fresh(void) {
   }
 }
 
+/* 4b: the same wrapper shape with its call placed as a site entry would
+ * place it (a constant kind): the call-stack mechanism's own cost is the
+ * difference. */
+__attribute__((noinline)) static void *site_wrapper(size_t n) {
+  return hmplace_malloc(HMPLACE_HBW, n);
+}
+static void site_wrapper_pairs(void) { LOOP(site_wrapper, hmplace_free); }
+
+/* Comparison 6: mid-sized objects, allocated and freed MID_ITERS times
+ * (alone, or with every page written). */
+enum { MID_ITERS = 4096 };
+static size_t MidSize;
+static int MidTouch;
+static void mid_loop(int code) {
+  for (int i = 0; i < MID_ITERS; ++i) {
+    char *p = hmplace_malloc(code, MidSize);
+    if (MidTouch)
+      memset(p, 1, MidSize);
+    else
+      *(volatile char *)p = 1;
+    hmplace_free(p);
+  }
+}
+static void whole_mid(void) { mid_loop(HMPLACE_HBW); }
+static void split_mid(void) {
+  mid_loop(HMPLACE_SPLIT(HMPLACE_HBW, 75, HMPLACE_REGULAR));
+}
+
+/* 6b: a time step that makes a whole HBW block, then its split object: the
+ * whole block's allocation has the kept split object's pages lazily freed,
+ * so each reuse writes lazily freed pages. */
+static void step_loop(int split) {
+  enum hmplace_kind s = HMPLACE_SPLIT(HMPLACE_HBW, 75, HMPLACE_REGULAR);
+  for (int i = 0; i < MID_ITERS / 4; ++i) {
+    char *w = hmplace_malloc(HMPLACE_HBW, MidSize / 2);
+    char *p = hmplace_malloc(split ? s : HMPLACE_HBW, MidSize);
+    memset(p, 1, MidSize);
+    memset(w, 1, MidSize / 2);
+    hmplace_free(w);
+    hmplace_free(p);
+  }
+}
+static void whole_steps(void) { step_loop(0); }
+static void split_steps(void) { step_loop(1); }
+
+static void compare_mid(size_t size, int touch, double target);
+
 /* Whether the plan took effect: the wrapper called from an unplanned line
  * stays on the heap, every block of one batch of ctx_pairs is placed. */
 static int ctx_placed(void) {
@@ -184,6 +239,17 @@ static void compare(const char *what, void (*a)(void), const char *an,
                     void (*b)(void), const char *bn, double target,
                     const char *sense) {
   compare_in(what, a, an, b, bn, target, sense, 1e9 / (double)Iters, "ns/pair");
+}
+
+static void compare_mid(size_t size, int touch, double target) {
+  char what[64];
+  MidSize = size;
+  MidTouch = touch;
+  snprintf(what, sizeof what, "6. split vs whole, %zu KiB%s", size >> 10,
+           touch ? ", touched" : "");
+  compare_in(what, whole_mid, "whole in HBW", split_mid,
+             "75% HBW + 25% REGULAR", target, "<=", 1e6 / MID_ITERS,
+             "us/object");
 }
 
 static void *thread_body(void *arg) {
@@ -255,6 +321,14 @@ int main(int argc, char **argv) {
              "whole in HBW", split_fresh, "75% HBW + 25% REGULAR", 0,
              "no target: the split's pages are all faulted anew",
              1e3 / BIG_ITERS, "ms/object");
+  compare_mid(400 << 10, 0, 2.0);
+  compare_mid(1 << 20, 0, 2.0);
+  compare_mid(400 << 10, 1, 2.0);
+  compare_mid(1 << 20, 1, 2.0);
+  MidSize = 1 << 20;
+  compare_in("6b. a step: 1 MiB split or whole + 512 KiB", whole_steps,
+             "whole in HBW", split_steps, "75% HBW + 25% REGULAR", 2.0,
+             "<=", 4e6 / MID_ITERS, "us/step");
   if (!ctx_placed()) {
     printf("4. (skipped: the wrapper's blocks are not placed by caller; build "
            "with HmPlace.so and runtime/bench/ctx-plan.yaml, as scripts/bench "
@@ -262,7 +336,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   compare("4. placed through a wrapper, by call stack", placed_pairs,
-          "hmplace_malloc(HBW) direct", ctx_pairs, "wrapper, stack entry", 1.10,
+          "hmplace_malloc(HBW) direct", ctx_pairs, "wrapper, stack entry", 1.05,
           "<=");
+  compare("4b. the same wrapper, by site vs by stack", site_wrapper_pairs,
+          "wrapper, site entry", ctx_pairs, "wrapper, stack entry", 0,
+          "the call-stack mechanism's own cost");
   return 0;
 }
