@@ -127,23 +127,33 @@ void *hmplace_realloc(void *p, size_t n) {
   return placed_realloc(idx, p, n);
 }
 
+/* HMPLACE_LOG: a planned realloc that stays where it is (or on the heap) is
+ * a line too, so that each planned call has its own. */
+static void *logged_realloc(void *q, enum hmplace_kind k, size_t n,
+                            const void *caller) {
+  if (__builtin_expect(hm_log_on, 0))
+    hm_log_alloc(caller, k, n, q);
+  return q;
+}
+
 void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
+  const void *caller = __builtin_return_address(0);
   if (!p)
-    return hm_malloc_from(k, n, __builtin_return_address(0));
+    return hm_malloc_from(k, n, caller);
   hm_ctx_account(n);
   int split = (int)k > HMPLACE_KIND_COUNT;
   if (!valid_kind(k) && !split) /* a context site chose the heap */
-    return hmplace_realloc(p, n);
+    return logged_realloc(hmplace_realloc(p, n), k, n, caller);
   int owner = owner_of(p);
-  if (n == 0) {
+  if (n == 0) { /* a free: no line, and the site's entry is not the next's */
     hmplace_free(p);
+    hmplace_log_site = NULL;
     return NULL;
   }
   if (owner >= 0 && owner != SPLIT_IDX && !split &&
       hm_slots[owner].kind == (int)k)
-    return placed_realloc(owner, p, n);
+    return logged_realloc(placed_realloc(owner, p, n), k, n, caller);
   /* From the heap, another kind or a split object: move it into k. */
   size_t old = owner < 0 ? hm_heap_usable(p) : placed_usable(owner, p);
-  return move_block(p, old, n,
-                    hm_malloc_from(k, n, __builtin_return_address(0)));
+  return move_block(p, old, n, hm_malloc_from(k, n, caller));
 }

@@ -60,6 +60,9 @@ char *hm_expand_path(const char *t);
  * hm_reporting, are track.c's, so that they call nothing above. */
 extern int hm_log_on;
 extern __thread const char *hm_log_entry;
+/* The site entry HmPlace.so placed the thread's next allocation by (the
+ * pass stores its key before the call; the log line takes it). */
+extern __thread const char *hmplace_log_site;
 void hm_log_init(void);
 /* hmplace_malloc / hmplace_posix_memalign for the runtime's own wrappers
  * (hbw_*, operator new, realloc_to): the log names \p caller, the

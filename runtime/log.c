@@ -127,8 +127,9 @@ static int may_log(void) {
 /* Where it was asked for: the entry chosen, else the caller's module and
  * offset (what addr2line -e MODULE takes) and function. */
 static int where(char *buf, size_t n, const void *caller) {
-  const char *entry = hm_log_entry;
+  const char *entry = hm_log_entry ? hm_log_entry : hmplace_log_site;
   hm_log_entry = NULL;
+  hmplace_log_site = NULL;
   if (entry)
     return snprintf(buf, n, "%s", entry);
   Dl_info in;
@@ -170,7 +171,8 @@ static void policy_of(char *buf, size_t n, const void *p) {
 void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
                   const void *p) {
   if (p && (int)want < 0 && !LogKept) {
-    hm_log_entry = NULL; /* as where() would have taken it */
+    hm_log_entry = NULL; /* as where() would have taken them */
+    hmplace_log_site = NULL;
     atomic_fetch_add(&KeptUnlogged, 1);
     return;
   }

@@ -17,6 +17,9 @@ int hm_reporting;
  * switches the placed paths and context.c read. */
 int hm_log_on;
 __thread const char *hm_log_entry __attribute__((tls_model("initial-exec")));
+/* HmPlace.so stores a site entry's key here before its placed call. */
+__thread const char *hmplace_log_site
+    __attribute__((tls_model("initial-exec")));
 
 struct blk {
   void *p;
