@@ -47,6 +47,7 @@ void IntervalLoad::update(size_t Node, size_t B, size_t E, size_t L, size_t R,
     return;
   if (L <= B && E <= R) {
     Max[Node] += V;
+    Min[Node] += V;
     Add[Node] += V;
     return;
   }
@@ -54,6 +55,36 @@ void IntervalLoad::update(size_t Node, size_t B, size_t E, size_t L, size_t R,
   update(2 * Node, B, M, L, R, V);
   update(2 * Node + 1, M + 1, E, L, R, V);
   Max[Node] = Add[Node] + std::max(Max[2 * Node], Max[2 * Node + 1]);
+  Min[Node] = Add[Node] + std::min(Min[2 * Node], Min[2 * Node + 1]);
+}
+
+OverlapIndex::OverlapIndex(const std::vector<KnapItem> &Items,
+                           const std::vector<size_t> &List, size_t Cuts)
+    : Items(Items), List(List), ByStart(std::max<size_t>(Cuts, 1)) {
+  for (size_t P = 0; P < List.size(); ++P) {
+    const KnapItem &It = Items[List[P]];
+    if (It.Hi - It.Lo < Short && It.Lo < ByStart.size())
+      ByStart[It.Lo].push_back(P);
+    else
+      Long.push_back(P);
+  }
+}
+
+const std::vector<size_t> &OverlapIndex::alive(size_t Lo, size_t Hi) {
+  Pos.clear();
+  size_t From = Lo >= Short ? Lo - Short + 1 : 0;
+  for (size_t C = From; C <= Hi && C < ByStart.size(); ++C)
+    for (size_t P : ByStart[C])
+      if (Items[List[P]].Hi >= Lo)
+        Pos.push_back(P);
+  for (size_t P : Long)
+    if (Items[List[P]].Lo <= Hi && Lo <= Items[List[P]].Hi)
+      Pos.push_back(P);
+  std::sort(Pos.begin(), Pos.end());
+  Out.clear();
+  for (size_t P : Pos)
+    Out.push_back(List[P]);
+  return Out;
 }
 
 namespace {
@@ -67,7 +98,9 @@ public:
 
   bool fits(size_t I) const {
     const KnapItem &It = Items[I];
-    return It.Weight <= Capacity &&
+    // The most room at any cut first: one compare spares most queries
+    // once the tier is nearly full.
+    return It.Weight + Load.least() <= Capacity &&
            Load.max(It.Lo, It.Hi) + It.Weight <= Capacity;
   }
   void put(size_t I) {
@@ -88,11 +121,13 @@ public:
   }
   /// Make room for \p X by taking out chosen items alive with it, in the
   /// order of \p Rank (least worth first), if they are worth less than X:
-  /// then X goes in and true is returned; else nothing changes.
-  bool exchange(size_t X, const std::vector<size_t> &Rank);
+  /// then X goes in, Freed holds the cuts where room may have opened, and
+  /// true is returned; else nothing changes.
+  bool exchange(size_t X, OverlapIndex &Rank);
+  std::pair<size_t, size_t> Freed;
   /// Take out chosen item \p Y and refill in the order of \p Order: kept
   /// if that gains, else undone.
-  bool drop(size_t Y, const std::vector<size_t> &Order);
+  bool drop(size_t Y, OverlapIndex &Order);
 
   const std::vector<KnapItem> &Items;
   uint64_t Capacity;
@@ -101,17 +136,17 @@ public:
   double Gain = 0;
 };
 
-bool Choice::exchange(size_t X, const std::vector<size_t> &Rank) {
+bool Choice::exchange(size_t X, OverlapIndex &Rank) {
   const KnapItem &XI = Items[X];
   if (XI.Weight > Capacity || XI.Gain <= 0)
     return false;
   std::vector<size_t> Out;
   double Lost = 0;
   bool Room = false;
-  for (size_t I : Rank) {
-    const KnapItem &It = Items[I];
-    if (!In[I] || It.Hi < XI.Lo || XI.Hi < It.Lo)
+  for (size_t I : Rank.alive(XI.Lo, XI.Hi)) {
+    if (!In[I])
       continue;
+    const KnapItem &It = Items[I];
     take(I);
     Out.push_back(I);
     Lost += It.Gain;
@@ -122,6 +157,11 @@ bool Choice::exchange(size_t X, const std::vector<size_t> &Rank) {
   }
   if (Room && Lost < XI.Gain) {
     put(X);
+    // Room can only have opened where the items taken out were alive.
+    Freed = {Items[Out.front()].Lo, Items[Out.front()].Hi};
+    for (size_t I : Out)
+      Freed = {std::min(Freed.first, Items[I].Lo),
+               std::max(Freed.second, Items[I].Hi)};
     return true;
   }
   for (size_t I : Out)
@@ -129,15 +169,14 @@ bool Choice::exchange(size_t X, const std::vector<size_t> &Rank) {
   return false;
 }
 
-bool Choice::drop(size_t Y, const std::vector<size_t> &Order) {
+bool Choice::drop(size_t Y, OverlapIndex &Order) {
   double Before = Gain;
   const KnapItem &YI = Items[Y];
   take(Y);
   // Only items alive with Y can use the room it leaves.
   std::vector<size_t> Added;
-  for (size_t I : Order)
-    if (!In[I] && I != Y && Items[I].Lo <= YI.Hi && YI.Lo <= Items[I].Hi &&
-        fits(I)) {
+  for (size_t I : Order.alive(YI.Lo, YI.Hi))
+    if (!In[I] && I != Y && fits(I)) {
       put(I);
       Added.push_back(I);
     }
@@ -170,7 +209,8 @@ std::vector<size_t> orderBy(const std::vector<KnapItem> &Items, double Alpha,
 /// out enters for chosen ones alive with it, a chosen one leaves for what
 /// fits in its place.
 void improve(Choice &C, const std::vector<size_t> &Dense,
-             const std::vector<size_t> &Big) {
+             const std::vector<size_t> &Big, size_t Cuts) {
+  OverlapIndex DenseAlive(C.Items, Dense, Cuts);
   for (unsigned Round = 0; Round < 8; ++Round) {
     double Before = C.Gain;
     // The chosen items, least gain per byte first: what an exchange gives
@@ -179,12 +219,16 @@ void improve(Choice &C, const std::vector<size_t> &Dense,
     for (auto It = Dense.rbegin(); It != Dense.rend(); ++It)
       if (C.In[*It])
         Rank.push_back(*It);
+    OverlapIndex RankAlive(C.Items, Rank, Cuts);
+    // Every item left out did not fit before the exchange, and loads went
+    // down only where the items it took out were alive: what may fit now
+    // is alive there (the same items, in the same order, as a fill of all).
     for (size_t X : Big)
-      if (!C.In[X] && C.exchange(X, Rank))
-        C.fill(Dense);
+      if (!C.In[X] && C.exchange(X, RankAlive))
+        C.fill(DenseAlive.alive(C.Freed.first, C.Freed.second));
     for (size_t Y : Rank)
       if (C.In[Y])
-        C.drop(Y, Dense);
+        C.drop(Y, DenseAlive);
     if (C.Gain <= Before * (1 + 1e-12))
       break;
   }
@@ -206,7 +250,7 @@ std::vector<size_t> chooseItems(const std::vector<KnapItem> &Items,
     C->fill(Alpha == 1 && Beta == 0   ? Dense
             : Alpha == 0 && Beta == 0 ? Big
                                       : orderBy(Items, Alpha, Beta));
-    improve(*C, Dense, Big);
+    improve(*C, Dense, Big, Cuts);
     if (!Best || C->Gain > Best->Gain)
       Best = std::move(C);
   }
