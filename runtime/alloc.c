@@ -83,11 +83,28 @@ void *hm_malloc_from(enum hmplace_kind k, size_t n, const void *caller) {
   return logged(p ? p : malloc(n), k, n, caller);
 }
 
+/* A request for the ordinary heap (a size window's call outside it, a
+ * call-stack entry's fallback) while neither the report nor the log wants
+ * to hear of it: the heap's own call, nothing else to do (hmrewrite's
+ * windowed form comes here for every small allocation of a windowed file). */
+#define HEAP_ONLY(k)                                                           \
+  __builtin_expect((int)(k) == HMPLACE_HEAP && !(hm_reporting | hm_log_on), 0)
+
+/* Out of line, so that the heap's path saves no registers. */
+__attribute__((noinline)) static void *
+malloc_placed(enum hmplace_kind k, size_t n, const void *caller) {
+  return hm_malloc_from(k, n, caller);
+}
+
 void *hmplace_malloc(enum hmplace_kind k, size_t n) {
-  return hm_malloc_from(k, n, __builtin_return_address(0));
+  if (HEAP_ONLY(k))
+    return malloc(n);
+  return malloc_placed(k, n, __builtin_return_address(0));
 }
 
 void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size) {
+  if (HEAP_ONLY(k))
+    return calloc(nmemb, size);
   size_t n;
   /* memkind_calloc does not check the product for overflow. */
   if (__builtin_mul_overflow(nmemb, size, &n)) {
