@@ -7,6 +7,8 @@
  * (startup.c has what it runs).
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+/* The entry points themselves: not hmplace.h's inline forms of them. */
+#define HMPLACE_RUNTIME_ 1
 #include "placed.h"
 #include "split.h"
 
@@ -88,7 +90,7 @@ void *hm_malloc_from(enum hmplace_kind k, size_t n, const void *caller) {
  * to hear of it: the heap's own call, nothing else to do (hmrewrite's
  * windowed form comes here for every small allocation of a windowed file). */
 #define HEAP_ONLY(k)                                                           \
-  __builtin_expect((int)(k) == HMPLACE_HEAP && !(hm_reporting | hm_log_on), 0)
+  __builtin_expect((int)(k) < 0 && !(hm_reporting | hm_log_on), 0)
 
 /* Out of line, so that the heap's path saves no registers. */
 __attribute__((noinline)) static void *
@@ -118,6 +120,13 @@ void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size) {
   memset(p, 0, n);
   return logged(p, k, n, __builtin_return_address(0));
 }
+
+/* The names hmplace.h's inline forms of the two call (the same functions:
+ * the return address they log is the program's call). */
+void *hmplace_malloc_kind_(enum hmplace_kind k, size_t n)
+    __attribute__((alias("hmplace_malloc")));
+void *hmplace_calloc_kind_(enum hmplace_kind k, size_t nmemb, size_t size)
+    __attribute__((alias("hmplace_calloc")));
 
 static int good_alignment(size_t align) {
   return align && (align & (align - 1)) == 0;

@@ -96,15 +96,19 @@ enum hmplace_kind {
                        ((int)(k2) << 10) | ((p0) << 15) | ((p1) << 22)))
 
 /* A plan entry's size window (min-size/max-size): \p k when \p n is in
- * [lo, hi], else the ordinary heap. hmrewrite writes it as the kind of a
- * windowed site, the size repeated as the call spells it:
+ * [lo, hi], else the ordinary heap (HMPLACE_OUT_OF_WINDOW_, which the
+ * runtime takes as HMPLACE_HEAP, and hmplace_malloc/hmplace_calloc below
+ * send to malloc/calloc without calling the runtime). hmrewrite writes it
+ * as the kind of a windowed site, the size repeated as the call spells it:
  *   hmplace_malloc(hmplace_in_window(HMPLACE_HBW, n, HMPLACE_MiB(1),
  *                                    HMPLACE_MiB(5)), n)                   */
+#define HMPLACE_OUT_OF_WINDOW_ ((enum hmplace_kind) - 2)
 static __inline__ enum hmplace_kind
 hmplace_in_window(enum hmplace_kind hmplace_k, size_t hmplace_n,
                   size_t hmplace_lo, size_t hmplace_hi) {
-  return hmplace_n >= hmplace_lo && hmplace_n <= hmplace_hi ? hmplace_k
-                                                            : HMPLACE_HEAP;
+  return hmplace_n >= hmplace_lo && hmplace_n <= hmplace_hi
+             ? hmplace_k
+             : HMPLACE_OUT_OF_WINDOW_;
 }
 /* The same for calloc's two sizes: their product, out of the window when it
  * overflows (the call then fails with ENOMEM wherever it goes), as HmPlace.so
@@ -115,7 +119,7 @@ static __inline__ enum hmplace_kind
 hmplace_in_window2(enum hmplace_kind hmplace_k, size_t hmplace_nmemb,
                    size_t hmplace_size, size_t hmplace_lo, size_t hmplace_hi) {
   if (hmplace_size && hmplace_nmemb > (size_t)-1 / hmplace_size)
-    return HMPLACE_HEAP;
+    return HMPLACE_OUT_OF_WINDOW_;
   return hmplace_in_window(hmplace_k, hmplace_nmemb * hmplace_size, hmplace_lo,
                            hmplace_hi);
 }
@@ -127,6 +131,29 @@ hmplace_in_window2(enum hmplace_kind hmplace_k, size_t hmplace_nmemb,
 void *hmplace_malloc(enum hmplace_kind hmplace_k, size_t hmplace_n);
 void *hmplace_calloc(enum hmplace_kind hmplace_k, size_t hmplace_nmemb,
                      size_t hmplace_size);
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(HMPLACE_RUNTIME_)
+/* A call a size window keeps out goes to malloc/calloc here, one compare
+ * (small allocations of a windowed file would otherwise each call into the
+ * runtime: 1.10 of the plain calls, scripts/bench window); any other goes
+ * to the runtime's function, through the second name it exports for these
+ * inline forms (the inline form itself is never a symbol). */
+void *hmplace_malloc_kind_(enum hmplace_kind hmplace_k, size_t hmplace_n);
+void *hmplace_calloc_kind_(enum hmplace_kind hmplace_k, size_t hmplace_nmemb,
+                           size_t hmplace_size);
+extern __inline__ __attribute__((__gnu_inline__, __always_inline__)) void *
+hmplace_malloc(enum hmplace_kind hmplace_k, size_t hmplace_n) {
+  if (hmplace_k == HMPLACE_OUT_OF_WINDOW_)
+    return __builtin_malloc(hmplace_n);
+  return hmplace_malloc_kind_(hmplace_k, hmplace_n);
+}
+extern __inline__ __attribute__((__gnu_inline__, __always_inline__)) void *
+hmplace_calloc(enum hmplace_kind hmplace_k, size_t hmplace_nmemb,
+               size_t hmplace_size) {
+  if (hmplace_k == HMPLACE_OUT_OF_WINDOW_)
+    return __builtin_calloc(hmplace_nmemb, hmplace_size);
+  return hmplace_calloc_kind_(hmplace_k, hmplace_nmemb, hmplace_size);
+}
+#endif
 void *hmplace_aligned_alloc(enum hmplace_kind hmplace_k, size_t hmplace_align,
                             size_t hmplace_n);
 int hmplace_posix_memalign(enum hmplace_kind hmplace_k, void **hmplace_out,
@@ -268,59 +295,61 @@ void hmplace_scope_exit(void);
  * compiler folds: noting a frame then costs two stores. The tools compute
  * the same (tool/plan/Context.cpp), and names longer than 64 bytes are
  * hashed by the runtime. */
-#define HMPLACE_FRAME(file, line, col)                                        \
+#define HMPLACE_FRAME(file, line, col)                                         \
   HMPLACE_FRAME_ID(HMPLACE_NAME_HASH_(file), line, col)
 /* __FILE_NAME__ (clang 9, gcc 12) is the name's last component, a literal
  * the compiler folds; elsewhere the runtime hashes __FILE__'s last one. */
 #ifdef __FILE_NAME__
 #define HMPLACE_AT(line, col) HMPLACE_FRAME(__FILE_NAME__, line, col)
 #else
-#define HMPLACE_AT(line, col)                                                 \
+#define HMPLACE_AT(line, col)                                                  \
   HMPLACE_FRAME_ID(hmplace_name_hash(__FILE__), line, col)
 #endif
-#define HMPLACE_NAME_HASH_(s)                                                 \
+#define HMPLACE_NAME_HASH_(s)                                                  \
   (sizeof(s) <= 65 ? HMPLACE_SUM64_(s) : hmplace_name_hash(s))
-#define HMPLACE_CH_(s, i)                                                     \
+#define HMPLACE_CH_(s, i)                                                      \
   ((unsigned long)(unsigned char)(s)[(i) < sizeof(s) - 1 ? (i) : 0])
-#define HMPLACE_T_(s, i, k)                                                   \
-  ((i) < sizeof(s) - 1                                                        \
-       ? (HMPLACE_CH_(s, i) - 'A' < 26u ? HMPLACE_CH_(s, i) + 32u             \
-                                         : HMPLACE_CH_(s, i)) * (k)           \
+#define HMPLACE_T_(s, i, k)                                                    \
+  ((i) < sizeof(s) - 1                                                         \
+       ? (HMPLACE_CH_(s, i) - 'A' < 26u ? HMPLACE_CH_(s, i) + 32u              \
+                                        : HMPLACE_CH_(s, i)) *                 \
+             (k)                                                               \
        : 0ul)
-#define HMPLACE_SUM64_(s)                                                     \
-  ((sizeof(s) - 1 + \
-   HMPLACE_T_(s, 0, 0x01000193ul) + HMPLACE_T_(s, 1, 0x26027A69ul) + \
-   HMPLACE_T_(s, 2, 0x3EE6B34Bul) + HMPLACE_T_(s, 3, 0x502C3F11ul) + \
-   HMPLACE_T_(s, 4, 0x46A747C3ul) + HMPLACE_T_(s, 5, 0xFC55F7F9ul) + \
-   HMPLACE_T_(s, 6, 0x34555CFBul) + HMPLACE_T_(s, 7, 0x5D615F21ul) + \
-   HMPLACE_T_(s, 8, 0x2148C0F3ul) + HMPLACE_T_(s, 9, 0x5887BE89ul) + \
-   HMPLACE_T_(s, 10, 0xE6B0F1ABul) + HMPLACE_T_(s, 11, 0xD38C7031ul) + \
-   HMPLACE_T_(s, 12, 0x37149D23ul) + HMPLACE_T_(s, 13, 0xD8735E19ul) + \
-   HMPLACE_T_(s, 14, 0xD69D215Bul) + HMPLACE_T_(s, 15, 0x345B8241ul) + \
-   HMPLACE_T_(s, 16, 0xAD0E0C53ul) + HMPLACE_T_(s, 17, 0xC01D66A9ul) + \
-   HMPLACE_T_(s, 18, 0x17489C0Bul) + HMPLACE_T_(s, 19, 0xB24DA551ul) + \
-   HMPLACE_T_(s, 20, 0x013B3E83ul) + HMPLACE_T_(s, 21, 0x73436839ul) + \
-   HMPLACE_T_(s, 22, 0xAC1D11BBul) + HMPLACE_T_(s, 23, 0xACC2E961ul) + \
-   HMPLACE_T_(s, 24, 0x57D563B3ul) + HMPLACE_T_(s, 25, 0xF7EBF2C9ul) + \
-   HMPLACE_T_(s, 26, 0x116F326Bul) + HMPLACE_T_(s, 27, 0xDD0C5E71ul) + \
-   HMPLACE_T_(s, 28, 0x6B78ABE3ul) + HMPLACE_T_(s, 29, 0x11F69659ul) + \
-   HMPLACE_T_(s, 30, 0xA02EAE1Bul) + HMPLACE_T_(s, 31, 0x447C1481ul) + \
-   HMPLACE_T_(s, 32, 0x50544713ul) + HMPLACE_T_(s, 33, 0x87ABE2E9ul) + \
-   HMPLACE_T_(s, 34, 0x7C9634CBul) + HMPLACE_T_(s, 35, 0xEB751B91ul) + \
-   HMPLACE_T_(s, 36, 0x3A5A6543ul) + HMPLACE_T_(s, 37, 0x1F4D6879ul) + \
-   HMPLACE_T_(s, 38, 0xBFDB767Bul) + HMPLACE_T_(s, 39, 0x817B83A1ul) + \
-   HMPLACE_T_(s, 40, 0x76703673ul) + HMPLACE_T_(s, 41, 0xE5A5B709ul) + \
-   HMPLACE_T_(s, 42, 0x8CDF232Bul) + HMPLACE_T_(s, 43, 0xEE445CB1ul) + \
-   HMPLACE_T_(s, 44, 0xC69DEAA3ul) + HMPLACE_T_(s, 45, 0x4D985E99ul) + \
-   HMPLACE_T_(s, 46, 0xBFDCEADBul) + HMPLACE_T_(s, 47, 0xE3C5B6C1ul) + \
-   HMPLACE_T_(s, 48, 0x513EB1D3ul) + HMPLACE_T_(s, 49, 0xB8B1EF29ul) + \
-   HMPLACE_T_(s, 50, 0xE91B7D8Bul) + HMPLACE_T_(s, 51, 0x8146A1D1ul) + \
-   HMPLACE_T_(s, 52, 0x5330BC03ul) + HMPLACE_T_(s, 53, 0xF8B7F8B9ul) + \
-   HMPLACE_T_(s, 54, 0x429C8B3Bul) + HMPLACE_T_(s, 55, 0x176F2DE1ul) + \
-   HMPLACE_T_(s, 56, 0xC5053933ul) + HMPLACE_T_(s, 57, 0x5A390B49ul) + \
-   HMPLACE_T_(s, 58, 0x50CCC3EBul) + HMPLACE_T_(s, 59, 0x1D586AF1ul) + \
-   HMPLACE_T_(s, 60, 0x23305963ul) + HMPLACE_T_(s, 61, 0xC81CB6D9ul) + \
-   HMPLACE_T_(s, 62, 0xDE33D79Bul) + HMPLACE_T_(s, 63, 0x669C6901ul)) & 0xFFFFFFFFul)
+#define HMPLACE_SUM64_(s)                                                      \
+  ((sizeof(s) - 1 + HMPLACE_T_(s, 0, 0x01000193ul) +                           \
+    HMPLACE_T_(s, 1, 0x26027A69ul) + HMPLACE_T_(s, 2, 0x3EE6B34Bul) +          \
+    HMPLACE_T_(s, 3, 0x502C3F11ul) + HMPLACE_T_(s, 4, 0x46A747C3ul) +          \
+    HMPLACE_T_(s, 5, 0xFC55F7F9ul) + HMPLACE_T_(s, 6, 0x34555CFBul) +          \
+    HMPLACE_T_(s, 7, 0x5D615F21ul) + HMPLACE_T_(s, 8, 0x2148C0F3ul) +          \
+    HMPLACE_T_(s, 9, 0x5887BE89ul) + HMPLACE_T_(s, 10, 0xE6B0F1ABul) +         \
+    HMPLACE_T_(s, 11, 0xD38C7031ul) + HMPLACE_T_(s, 12, 0x37149D23ul) +        \
+    HMPLACE_T_(s, 13, 0xD8735E19ul) + HMPLACE_T_(s, 14, 0xD69D215Bul) +        \
+    HMPLACE_T_(s, 15, 0x345B8241ul) + HMPLACE_T_(s, 16, 0xAD0E0C53ul) +        \
+    HMPLACE_T_(s, 17, 0xC01D66A9ul) + HMPLACE_T_(s, 18, 0x17489C0Bul) +        \
+    HMPLACE_T_(s, 19, 0xB24DA551ul) + HMPLACE_T_(s, 20, 0x013B3E83ul) +        \
+    HMPLACE_T_(s, 21, 0x73436839ul) + HMPLACE_T_(s, 22, 0xAC1D11BBul) +        \
+    HMPLACE_T_(s, 23, 0xACC2E961ul) + HMPLACE_T_(s, 24, 0x57D563B3ul) +        \
+    HMPLACE_T_(s, 25, 0xF7EBF2C9ul) + HMPLACE_T_(s, 26, 0x116F326Bul) +        \
+    HMPLACE_T_(s, 27, 0xDD0C5E71ul) + HMPLACE_T_(s, 28, 0x6B78ABE3ul) +        \
+    HMPLACE_T_(s, 29, 0x11F69659ul) + HMPLACE_T_(s, 30, 0xA02EAE1Bul) +        \
+    HMPLACE_T_(s, 31, 0x447C1481ul) + HMPLACE_T_(s, 32, 0x50544713ul) +        \
+    HMPLACE_T_(s, 33, 0x87ABE2E9ul) + HMPLACE_T_(s, 34, 0x7C9634CBul) +        \
+    HMPLACE_T_(s, 35, 0xEB751B91ul) + HMPLACE_T_(s, 36, 0x3A5A6543ul) +        \
+    HMPLACE_T_(s, 37, 0x1F4D6879ul) + HMPLACE_T_(s, 38, 0xBFDB767Bul) +        \
+    HMPLACE_T_(s, 39, 0x817B83A1ul) + HMPLACE_T_(s, 40, 0x76703673ul) +        \
+    HMPLACE_T_(s, 41, 0xE5A5B709ul) + HMPLACE_T_(s, 42, 0x8CDF232Bul) +        \
+    HMPLACE_T_(s, 43, 0xEE445CB1ul) + HMPLACE_T_(s, 44, 0xC69DEAA3ul) +        \
+    HMPLACE_T_(s, 45, 0x4D985E99ul) + HMPLACE_T_(s, 46, 0xBFDCEADBul) +        \
+    HMPLACE_T_(s, 47, 0xE3C5B6C1ul) + HMPLACE_T_(s, 48, 0x513EB1D3ul) +        \
+    HMPLACE_T_(s, 49, 0xB8B1EF29ul) + HMPLACE_T_(s, 50, 0xE91B7D8Bul) +        \
+    HMPLACE_T_(s, 51, 0x8146A1D1ul) + HMPLACE_T_(s, 52, 0x5330BC03ul) +        \
+    HMPLACE_T_(s, 53, 0xF8B7F8B9ul) + HMPLACE_T_(s, 54, 0x429C8B3Bul) +        \
+    HMPLACE_T_(s, 55, 0x176F2DE1ul) + HMPLACE_T_(s, 56, 0xC5053933ul) +        \
+    HMPLACE_T_(s, 57, 0x5A390B49ul) + HMPLACE_T_(s, 58, 0x50CCC3EBul) +        \
+    HMPLACE_T_(s, 59, 0x1D586AF1ul) + HMPLACE_T_(s, 60, 0x23305963ul) +        \
+    HMPLACE_T_(s, 61, 0xC81CB6D9ul) + HMPLACE_T_(s, 62, 0xDE33D79Bul) +        \
+    HMPLACE_T_(s, 63, 0x669C6901ul)) &                                         \
+   0xFFFFFFFFul)
 uint32_t hmplace_name_hash(const char *hmplace_file);
 
 /* The kind a context site allocates in now, from its table (the text of
@@ -476,45 +505,45 @@ void hmplace_ctx_register(const char *const *hmplace_sites, size_t hmplace_n);
 /* Portable C. The value passes through a function that restores the stack
  * after the wrapped call has run (its argument is evaluated first). */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define HMPLACE_CTX_PASS_(v)                                                  \
-  _Generic((v),                                                               \
-      float: hmplace_ctx_pass_double,                                         \
-      double: hmplace_ctx_pass_double,                                        \
-      long double: hmplace_ctx_pass_ldouble,                                  \
-      _Bool: hmplace_ctx_pass_ll,                                             \
-      char: hmplace_ctx_pass_ll,                                              \
-      signed char: hmplace_ctx_pass_ll,                                       \
-      short: hmplace_ctx_pass_ll,                                             \
-      int: hmplace_ctx_pass_ll,                                               \
-      long: hmplace_ctx_pass_ll,                                              \
-      long long: hmplace_ctx_pass_ll,                                         \
-      unsigned char: hmplace_ctx_pass_ull,                                    \
-      unsigned short: hmplace_ctx_pass_ull,                                   \
-      unsigned: hmplace_ctx_pass_ull,                                         \
-      unsigned long: hmplace_ctx_pass_ull,                                    \
-      unsigned long long: hmplace_ctx_pass_ull,                               \
+#define HMPLACE_CTX_PASS_(v)                                                   \
+  _Generic((v),                                                                \
+      float: hmplace_ctx_pass_double,                                          \
+      double: hmplace_ctx_pass_double,                                         \
+      long double: hmplace_ctx_pass_ldouble,                                   \
+      _Bool: hmplace_ctx_pass_ll,                                              \
+      char: hmplace_ctx_pass_ll,                                               \
+      signed char: hmplace_ctx_pass_ll,                                        \
+      short: hmplace_ctx_pass_ll,                                              \
+      int: hmplace_ctx_pass_ll,                                                \
+      long: hmplace_ctx_pass_ll,                                               \
+      long long: hmplace_ctx_pass_ll,                                          \
+      unsigned char: hmplace_ctx_pass_ull,                                     \
+      unsigned short: hmplace_ctx_pass_ull,                                    \
+      unsigned: hmplace_ctx_pass_ull,                                          \
+      unsigned long: hmplace_ctx_pass_ull,                                     \
+      unsigned long long: hmplace_ctx_pass_ull,                                \
       default: hmplace_ctx_pass_ptr)(v)
 #else
 #define HMPLACE_CTX_PASS_(v) hmplace_ctx_pass_ptr(v)
 #endif
-#define HMPLACE_CALLER(frame, ...)                                            \
+#define HMPLACE_CALLER(frame, ...)                                             \
   ((void)hmplace_ctx_enter(frame), HMPLACE_CTX_PASS_((__VA_ARGS__)))
-#define HMPLACE_CALLER_STMT(frame, ...)                                       \
-  do {                                                                        \
-    uint32_t hmplace_depth_ = hmplace_ctx_enter(frame);                       \
-    __VA_ARGS__;                                                              \
-    hmplace_ctx_leave(hmplace_depth_);                                        \
+#define HMPLACE_CALLER_STMT(frame, ...)                                        \
+  do {                                                                         \
+    uint32_t hmplace_depth_ = hmplace_ctx_enter(frame);                        \
+    __VA_ARGS__;                                                               \
+    hmplace_ctx_leave(hmplace_depth_);                                         \
   } while (0)
 #define HMPLACE_CALLER_DECL(frame, ...)                                        \
   HMPLACE_UNIQUE_BEGIN_                                                        \
   HMPLACE_CALLER_DECL_(HMPLACE_UNIQUE_, frame, __VA_ARGS__)                    \
   HMPLACE_UNIQUE_END_
-#define HMPLACE_CALLER_DECL_(n, frame, ...)                                   \
-  uint32_t HMPLACE_CAT_(hmplace_depth_, n) = hmplace_ctx_enter(frame);        \
-  __VA_ARGS__;                                                                \
-  HMPLACE_UNUSED_ uint32_t HMPLACE_CAT_(hmplace_done_, n) =                   \
+#define HMPLACE_CALLER_DECL_(n, frame, ...)                                    \
+  uint32_t HMPLACE_CAT_(hmplace_depth_, n) = hmplace_ctx_enter(frame);         \
+  __VA_ARGS__;                                                                 \
+  HMPLACE_UNUSED_ uint32_t HMPLACE_CAT_(hmplace_done_, n) =                    \
       hmplace_ctx_leave(HMPLACE_CAT_(hmplace_depth_, n))
-#define HMPLACE_CALLER_BLOCK(frame)                                           \
+#define HMPLACE_CALLER_BLOCK(frame)                                            \
   uint32_t hmplace_block_depth_ = hmplace_ctx_enter(frame)
 #define HMPLACE_CALLER_BLOCK_END(frame) hmplace_ctx_leave(hmplace_block_depth_)
 #endif

@@ -67,15 +67,16 @@ TEST(Spelling, WithoutSpaceKeepsStringLiterals) {
 
 /// What the rewritten call decides at run time (hmplace.h), against what
 /// HmPlace.so computes (umul.with.overflow: an overflowing product is out of
-/// the window).
+/// the window: HMPLACE_OUT_OF_WINDOW_, the ordinary heap's call).
 TEST(Spelling, CallocWindowTreatsAnOverflowAsOutside) {
   const size_t Lo = 64 << 10, Hi = 16 << 20;
   EXPECT_EQ(hmplace_in_window2(HMPLACE_HBW, 8192, 8, Lo, Hi), HMPLACE_HBW);
-  EXPECT_EQ(hmplace_in_window2(HMPLACE_HBW, 8191, 8, Lo, Hi), HMPLACE_HEAP);
+  EXPECT_EQ(hmplace_in_window2(HMPLACE_HBW, 8191, 8, Lo, Hi),
+            HMPLACE_OUT_OF_WINDOW_);
   // (2^61 + 8192) * 8 wraps to 64 KiB: inside the window if it wrapped.
   EXPECT_EQ(
       hmplace_in_window2(HMPLACE_HBW, (size_t(1) << 61) + 8192, 8, Lo, Hi),
-      HMPLACE_HEAP);
+      HMPLACE_OUT_OF_WINDOW_);
   EXPECT_EQ(hmplace_in_window2(HMPLACE_HBW, SIZE_MAX, 0, 0, Hi), HMPLACE_HBW);
 }
 
