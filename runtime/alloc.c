@@ -70,19 +70,10 @@ static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
   return p;
 }
 
-/* HMPLACE_LOG: what became of a planned allocation of \p n bytes asked for
- * at \p caller (one predicted branch while off). */
-static inline void *logged(void *p, enum hmplace_kind k, size_t n,
-                           const void *caller) {
-  if (__builtin_expect(hm_log_on, 0))
-    hm_log_alloc(caller, k, n, p);
-  return p;
-}
-
 void *hm_malloc_from(enum hmplace_kind k, size_t n, const void *caller) {
   /* malloc(0) returns a unique pointer; memkind's returns NULL. */
   void *p = try_place(k, 0, n ? n : 1);
-  return logged(p ? p : malloc(n), k, n, caller);
+  return hm_logged(p ? p : malloc(n), k, n, caller);
 }
 
 /* A request for the ordinary heap (a size window's call outside it, a
@@ -115,10 +106,10 @@ void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size) {
   }
   void *p = try_place(k, 0, n ? n : 1);
   if (!p)
-    return logged(calloc(nmemb, size), k, n, __builtin_return_address(0));
+    return hm_logged(calloc(nmemb, size), k, n, __builtin_return_address(0));
   /* Cached blocks are dirty and fresh ones are zero only sometimes. */
   memset(p, 0, n);
-  return logged(p, k, n, __builtin_return_address(0));
+  return hm_logged(p, k, n, __builtin_return_address(0));
 }
 
 /* The names hmplace.h's inline forms of the two call (the same functions:
@@ -140,13 +131,13 @@ int hm_posix_memalign_from(enum hmplace_kind k, void **out, size_t align,
     return EINVAL;
   void *p = try_place(k, align, n ? n : 1);
   if (p) {
-    *out = logged(p, k, n, caller);
+    *out = hm_logged(p, k, n, caller);
     return 0;
   }
   int saved = errno;
   int r = posix_memalign(out, align, n);
   errno = saved;
-  logged(r ? NULL : *out, k, n, caller);
+  hm_logged(r ? NULL : *out, k, n, caller);
   return r;
 }
 
@@ -163,8 +154,8 @@ void *hmplace_aligned_alloc(enum hmplace_kind k, size_t align, size_t n) {
   }
   size_t a = align < sizeof(void *) ? sizeof(void *) : align;
   void *p = try_place(k, a, n ? n : 1);
-  return logged(p ? p : aligned_alloc(align, n), k, n,
-                __builtin_return_address(0));
+  return hm_logged(p ? p : aligned_alloc(align, n), k, n,
+                   __builtin_return_address(0));
 }
 
 void *hmplace_memalign(enum hmplace_kind k, size_t align, size_t n) {
@@ -177,7 +168,8 @@ void *hmplace_memalign(enum hmplace_kind k, size_t align, size_t n) {
   while (a < align)
     a <<= 1;
   void *p = try_place(k, a, n ? n : 1);
-  return logged(p ? p : memalign(align, n), k, n, __builtin_return_address(0));
+  return hm_logged(p ? p : memalign(align, n), k, n,
+                   __builtin_return_address(0));
 }
 
 void *hmplace_valloc(enum hmplace_kind k, size_t n) {

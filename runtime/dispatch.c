@@ -129,13 +129,6 @@ void *hmplace_realloc(void *p, size_t n) {
 
 /* HMPLACE_LOG: a planned realloc that stays where it is (or on the heap) is
  * a line too, so that each planned call has its own. */
-static void *logged_realloc(void *q, enum hmplace_kind k, size_t n,
-                            const void *caller) {
-  if (__builtin_expect(hm_log_on, 0))
-    hm_log_alloc(caller, k, n, q);
-  return q;
-}
-
 void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
   const void *caller = __builtin_return_address(0);
   if (!p)
@@ -143,7 +136,7 @@ void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
   hm_ctx_account(n);
   int split = (int)k > HMPLACE_KIND_COUNT;
   if (!valid_kind(k) && !split) /* a context site chose the heap */
-    return logged_realloc(hmplace_realloc(p, n), k, n, caller);
+    return hm_logged(hmplace_realloc(p, n), k, n, caller);
   int owner = owner_of(p);
   if (n == 0) { /* a free: no line, and the site's entry is not the next's */
     hmplace_free(p);
@@ -152,7 +145,7 @@ void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
   }
   if (owner >= 0 && owner != SPLIT_IDX && !split &&
       hm_slots[owner].kind == (int)k)
-    return logged_realloc(placed_realloc(owner, p, n), k, n, caller);
+    return hm_logged(placed_realloc(owner, p, n), k, n, caller);
   /* From the heap, another kind or a split object: move it into k. */
   size_t old = owner < 0 ? hm_heap_usable(p) : placed_usable(owner, p);
   return move_block(p, old, n, hm_malloc_from(k, n, caller));

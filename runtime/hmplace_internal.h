@@ -72,6 +72,14 @@ int hm_posix_memalign_from(enum hmplace_kind k, void **out, size_t align,
                            size_t n, const void *caller);
 void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
                   const void *p);
+/* HMPLACE_LOG: what became of a planned allocation of \p n bytes asked for
+ * at \p caller (one predicted branch while off); returns \p p. */
+static inline void *hm_logged(void *p, enum hmplace_kind k, size_t n,
+                              const void *caller) {
+  if (__builtin_expect(hm_log_on, 0))
+    hm_log_alloc(caller, k, n, p);
+  return p;
+}
 /* job.c: rank, node-local rank and ranks per node from the MPI launcher's
  * environment; -1 where none says. */
 struct hm_job {
@@ -112,6 +120,12 @@ void hm_teardown_init(void);
  * the kind they fell back to, their count), handed to \p row under the
  * tables' lock. report.c formats them. */
 void hm_ctx_account_chosen(const char *site, size_t bytes);
+/* When the report or the log is switched on (at start-up): a choice an
+ * inline context site left before (an allocation in an earlier
+ * constructor) is not this thread's next allocation's. */
+static inline void hm_ctx_forget_choice(void) {
+  hmplace_ctx_chosen.hmplace_site = NULL;
+}
 static inline void hm_ctx_account(size_t bytes) {
   if (__builtin_expect(hm_reporting | hm_log_on, 0) &&
       hmplace_ctx_chosen.hmplace_site)

@@ -100,9 +100,7 @@ void hm_log_init(void) {
   }
   const char *k = secure_getenv("HMPLACE_LOG_KEPT");
   LogKept = k && *k && strcmp(k, "0");
-  /* A choice an inline context site left before the switch (an allocation
-   * in an earlier constructor) is not this thread's next allocation's. */
-  hmplace_ctx_chosen.hmplace_site = NULL;
+  hm_ctx_forget_choice();
   hm_log_on = 1;
   atexit(say_kept);
   atexit(say_dropped);

@@ -470,9 +470,7 @@ void hm_report_init(void) {
     hm_warn("HMPLACE_REPORT='%s' not understood; use 1 or json:PATH", r);
     return;
   }
-  /* A choice an inline context site left before the switch (an allocation
-   * in an earlier constructor) is not this thread's next allocation's. */
-  hmplace_ctx_chosen.hmplace_site = NULL;
+  hm_ctx_forget_choice();
   hm_reporting = 1;
   const char *pages = secure_getenv("HMPLACE_REPORT_PAGES");
   if (pages && !strcmp(pages, "live"))
