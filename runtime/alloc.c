@@ -9,8 +9,11 @@
 #define _GNU_SOURCE
 /* The entry points themselves: not hmplace.h's inline forms of them. */
 #define HMPLACE_RUNTIME_ 1
+#include "context.h"
+#include "log.h"
 #include "placed.h"
 #include "split.h"
+#include "track.h"
 
 #include <errno.h>
 #include <malloc.h>

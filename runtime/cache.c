@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "placed.h"
 #include "split.h"
+#include "track.h"
 
 #include <string.h>
 
@@ -75,7 +76,7 @@ static struct kcache *cache_for(int k) {
   if (NumOrphans[k])
     c = Orphans[k][--NumOrphans[k]];
   pthread_mutex_unlock(&OrphanLock);
-  if (!c && !(c = calloc(1, sizeof(*c))))
+  if (!c && !(c = hm_own_calloc(1, sizeof(*c))))
     return NULL;
   TCache[k] = c;
   pthread_setspecific(CacheKey, c); /* any non-NULL value: run the release */

@@ -22,9 +22,12 @@
  * choice (measured: 1.33x a direct placed malloc+free with them).
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include "context.h"
+#include "heap.h"
 #include "hmplace.h"
 #include "hmplace_internal.h"
 #include "split.h"
+#include "track.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -74,10 +77,10 @@ static struct ctx_stats *stats_for(const char *key, size_t len, int kind) {
   for (struct ctx_stats *s = AllStats; s; s = s->next)
     if (s->kind == kind && strlen(s->key) == len && !memcmp(s->key, key, len))
       return s;
-  struct ctx_stats *s = calloc(1, sizeof(*s));
+  struct ctx_stats *s = hm_own_calloc(1, sizeof(*s));
   if (!s)
     return NULL;
-  s->key = strndup(key, len);
+  s->key = hm_own_strndup(key, len);
   s->kind = kind;
   s->next = AllStats;
   AllStats = s;
@@ -219,11 +222,11 @@ static struct ctx_site *parse_site(const char *d) {
   unsigned n = 0;
   for (const char *q = c.p; *q; ++q)
     n += *q == '(';
-  struct ctx_site *s = calloc(1, sizeof(*s));
+  struct ctx_site *s = hm_own_calloc(1, sizeof(*s));
   if (!s)
     return NULL;
-  s->where = strdup(where);
-  s->e = calloc(n ? n : 1, sizeof(*s->e));
+  s->where = hm_own_strndup(where, strlen(where));
+  s->e = hm_own_calloc(n ? n : 1, sizeof(*s->e));
   if (!s->where || !s->e)
     goto bad;
   while (accept(&c, '(')) {
@@ -234,7 +237,7 @@ static struct ctx_site *parse_site(const char *d) {
     unsigned f = 0;
     for (const char *q = c.p; *q && *q != ')'; ++q)
       f += *q == ',';
-    e->frames = calloc(f ? f : 1, sizeof(uint64_t));
+    e->frames = hm_own_calloc(f ? f : 1, sizeof(uint64_t));
     char key[8192];
     size_t kl = (size_t)snprintf(key, sizeof(key), "%s", where);
     if (!e->frames)
@@ -445,7 +448,7 @@ void hm_ctx_rows(void (*row)(const struct hm_ctx_row *, void *), void *arg) {
   size_t n = 0;
   for (struct ctx_stats *s = AllStats; s; s = s->next)
     ++n;
-  struct ctx_stats **order = n ? malloc(n * sizeof(*order)) : NULL;
+  struct ctx_stats **order = n ? hm_own_malloc(n * sizeof(*order)) : NULL;
   size_t i = n;
   for (struct ctx_stats *s = AllStats; s && order; s = s->next)
     order[--i] = s;
@@ -456,7 +459,7 @@ void hm_ctx_rows(void (*row)(const struct hm_ctx_row *, void *), void *arg) {
                            .bytes = atomic_load(&order[i]->bytes)};
     row(&r, arg);
   }
-  free(order);
+  hm_own_free(order);
   for (struct ctx_site *s = Sites; s; s = s->next) {
     struct hm_ctx_row r = {.key = s->where,
                            .kind = s->fallback,

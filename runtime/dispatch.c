@@ -6,8 +6,11 @@
  * compare and a jump to the next allocator's free.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include "context.h"
+#include "log.h"
 #include "placed.h"
 #include "split.h"
+#include "track.h"
 
 #include <string.h>
 

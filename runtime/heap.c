@@ -1,12 +1,12 @@
-/*===- heap.c - the ordinary heap beneath the runtime's free and realloc --===*
+/*===- heap.c - the ordinary heap beneath libhmplace.so's free and realloc ===*
  *
  * libhmplace.so defines free, realloc and malloc_usable_size (interpose.c,
  * dispatch.c); a block that is not placed goes on to the next definitions:
  * glibc's, a preloaded allocator's, or a sanitizer's, which owns the heap
- * (placement is then off: alloc.c). libhmplace-core.a calls libc directly.
+ * (placement is then off: alloc.c). heap_core.c is libhmplace-core.a's.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
-#include "placed.h"
+#include "heap.h"
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -14,12 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if HMPLACE_INTERPOSE
 /* This library defines free/realloc/malloc_usable_size itself, so the next
  * definitions are looked up (glibc's, or a preloaded allocator's). glibc's
  * __libc_* serve until then: dlsym may itself allocate and free. */
-extern void __libc_free(void *);
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
 static void bootstrap_free(void *p);
 /* next_free starts as bootstrap_free, so the hot path is a load and a
  * jump, no test; the placed range is unset until range.c maps it. */
@@ -124,17 +125,14 @@ size_t hm_heap_usable(void *p) {
   }
   return f ? f(p) : 0;
 }
-#else
-struct hm_free_path hm_fp; /* the core library frees with free() itself */
-void hm_heap_init(void) {}
-void *hm_heap_realloc(void *p, size_t n) { return realloc(p, n); }
-size_t hm_heap_usable(void *p) { return malloc_usable_size(p); }
-#endif
 
-const char *hm_sanitizer(void) {
-#if HMPLACE_INTERPOSE
-  return Sanitizer;
-#else
-  return NULL;
-#endif
+/* The runtime's own memory: glibc's, whatever allocator the program has
+ * (heap.h). */
+void *hm_own_malloc(size_t n) { return __libc_malloc(n); }
+void *hm_own_calloc(size_t nmemb, size_t size) {
+  return __libc_calloc(nmemb, size);
 }
+void *hm_own_realloc(void *p, size_t n) { return __libc_realloc(p, n); }
+void hm_own_free(void *p) { __libc_free(p); }
+
+const char *hm_sanitizer(void) { return Sanitizer; }

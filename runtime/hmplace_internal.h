@@ -22,64 +22,23 @@ uint64_t hm_load_budget(int k);
 /* HMPLACE_BUDGET="HBW=16GiB,DAX_KMEM=1TiB": read once at start-up; kinds it
  * names keep their budget whatever the program sets. */
 void hm_read_budget_env(void);
+/* Whether the environment turns placement off (HMPLACE=off, 0, false, no,
+ * in any case); hm_read_off_env, at start-up, sets hm_off from it and warns
+ * of a value it does not know. */
+int hm_env_off(void) __attribute__((visibility("hidden")));
+void hm_read_off_env(void) __attribute__((visibility("hidden")));
 int hm_budget_from_env(int k);
 
-/* Report: live placed blocks are tracked only for an exact census of their
- * pages (HMPLACE_REPORT_PAGES=live); otherwise these are a predictable
- * branch. */
-extern int hm_tracking;
-/* A report was asked for (HMPLACE_REPORT): call-stack entries count their
- * objects. */
-extern int hm_reporting;
-void hm_track_alloc_slow(void *p, size_t n);
-void hm_track_free_slow(void *p);
-/* Each tracked block; the caller holds the tracking lock
- * (hm_track_fork_lock(1)). */
-void hm_track_each(void (*fn)(void *p, size_t n, void *arg), void *arg);
-static inline void hm_track_alloc(void *p, size_t n) {
-  if (__builtin_expect(hm_tracking, 0))
-    hm_track_alloc_slow(p, n);
-}
-/* A block leaves (it is freed). */
-static inline void hm_track_free(void *p) {
-  if (__builtin_expect(hm_tracking, 0))
-    hm_track_free_slow(p);
-}
-/* A block is about to be reallocated (the new one is tracked anew). */
-static inline void hm_track_forget(void *p) {
-  if (__builtin_expect(hm_tracking, 0))
-    hm_track_free_slow(p);
-}
 void hm_report_init(void);
-/* job.c: a path with %p (pid) and %r (MPI rank) filled in; malloc'ed, or
- * NULL. */
+/* job.c: a path with %p (pid) and %r (MPI rank) filled in, in the runtime's
+ * own memory (hm_own_free), or NULL. */
 char *hm_expand_path(const char *t);
-/* log.c: HMPLACE_LOG, a line per planned allocation. hm_log_entry is the
- * call-stack entry the thread's next allocation was chosen by (context.c
- * sets it while logging). The switches the hot paths read, hm_log_on and
- * hm_reporting, are track.c's, so that they call nothing above. */
-extern int hm_log_on;
-extern __thread const char *hm_log_entry;
-/* The site entry HmPlace.so placed the thread's next allocation by (the
- * pass stores its key before the call; the log line takes it). */
-extern __thread const char *hmplace_log_site;
-void hm_log_init(void);
 /* hmplace_malloc / hmplace_posix_memalign for the runtime's own wrappers
  * (hbw_*, operator new, realloc_to): the log names \p caller, the
  * program's call, not the wrapper. */
 void *hm_malloc_from(enum hmplace_kind k, size_t n, const void *caller);
 int hm_posix_memalign_from(enum hmplace_kind k, void **out, size_t align,
                            size_t n, const void *caller);
-void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
-                  const void *p);
-/* HMPLACE_LOG: what became of a planned allocation of \p n bytes asked for
- * at \p caller (one predicted branch while off); returns \p p. */
-static inline void *hm_logged(void *p, enum hmplace_kind k, size_t n,
-                              const void *caller) {
-  if (__builtin_expect(hm_log_on, 0))
-    hm_log_alloc(caller, k, n, p);
-  return p;
-}
 /* job.c: rank, node-local rank and ranks per node from the MPI launcher's
  * environment; -1 where none says. */
 struct hm_job {
@@ -91,8 +50,6 @@ const struct hm_job *hm_job(void);
  * and released (0) around fork(), in one table; hm_startup runs the hooks
  * (the constructor), hm_fork_register installs the fork handlers once. */
 void hm_startup(void) __attribute__((visibility("hidden")));
-/* Whether the environment turns placement off (HMPLACE=off, 0, false, no). */
-int hm_env_off(void) __attribute__((visibility("hidden")));
 void hm_fork_register(void);
 /* What each file's fork lock function does with its one mutex. */
 static inline void hm_take_lock(pthread_mutex_t *m, int take) {
@@ -110,35 +67,8 @@ void hm_counts_fork_lock(int take);
 /* teardown.c: stop OpenMP workers before memkind's destructor runs. */
 void hm_teardown_init(void);
 
-/* context.c: bytes of the allocation a context site just chose an entry for
- * (called by every placed entry point: inline, a load and a predicted
- * branch unless a report or the log wants the choice; HmPlace.so's inline
- * sites leave it whatever the switches say, and the stale choice is read
- * only while one is on, which they are from start-up), and what the report
- * reads: each call-stack entry (oldest first: its key, kind, objects and
- * bytes), then each context site whose allocations matched no entry (where,
- * the kind they fell back to, their count), handed to \p row under the
- * tables' lock. report.c formats them. */
-void hm_ctx_account_chosen(const char *site, size_t bytes);
-/* When the report or the log is switched on (at start-up): a choice an
- * inline context site left before (an allocation in an earlier
- * constructor) is not this thread's next allocation's. */
-static inline void hm_ctx_forget_choice(void) {
-  hmplace_ctx_chosen.hmplace_site = NULL;
-}
-static inline void hm_ctx_account(size_t bytes) {
-  if (__builtin_expect(hm_reporting | hm_log_on, 0) &&
-      hmplace_ctx_chosen.hmplace_site)
-    hm_ctx_account_chosen(hmplace_ctx_chosen.hmplace_site, bytes);
-}
-struct hm_ctx_row {
-  const char *key; /* the entry's key, or the unmatched site's place */
-  int kind;        /* its kind, or the unmatched allocations' fallback */
-  uint64_t objects, bytes;
-  int unmatched; /* 1: a site's allocations that matched no entry */
-};
-void hm_ctx_rows(void (*row)(const struct hm_ctx_row *, void *), void *arg);
-/* report_entries.c: those rows as the report's table and its JSON array. */
+/* report_entries.c: context.c's rows (context.h) as the report's table and
+ * its JSON array. */
 #include <stdio.h>
 void hm_entries_report_text(FILE *f);
 void hm_entries_report_json(FILE *f);
@@ -169,10 +99,10 @@ extern _Atomic uint8_t hm_region_owner[HM_SPAN >> HM_REGION_SHIFT] HM_HIDDEN;
  * for (the report's page census looks there only). */
 extern _Atomic uint8_t hm_region_used[HM_SPAN >> HM_REGION_SHIFT] HM_HIDDEN;
 extern _Atomic uintptr_t hm_region_used_end HM_HIDDEN; /* past the last */
-/* Map a chunk of at least \p need bytes for slot \p slot, which holds \p held
+/* Map a chunk of at least \p need bytes for slot \p idx, which holds \p held
  * bytes already; returns its address and size, or 0 and why (with the
  * numbers of the limit that stopped it). */
-uintptr_t hm_range_map_chunk(int slot, uint64_t need, uint64_t held,
+uintptr_t hm_range_map_chunk(int idx, uint64_t need, uint64_t held,
                              uint64_t *got, char *why, size_t whylen) HM_HIDDEN;
 /* Map exactly the whole regions \p need bytes take, for region owner byte
  * \p owner (a split object, split.h). */

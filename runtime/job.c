@@ -13,6 +13,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "heap.h"
 #include "hmplace_internal.h"
 
 #include <stdio.h>
@@ -94,7 +95,7 @@ const struct hm_job *hm_job(void) { return &Job; }
  * none), %p (the pid) and %% expanded: one file per rank of a job. */
 char *hm_expand_path(const char *t) {
   size_t cap = strlen(t) + 64, n = 0;
-  char *out = malloc(cap);
+  char *out = hm_own_malloc(cap);
   if (!out)
     return NULL;
   for (; *t; ++t) {
@@ -110,9 +111,9 @@ char *hm_expand_path(const char *t) {
     }
     size_t l = strlen(piece);
     if (n + l + 1 > cap) {
-      char *bigger = realloc(out, cap = 2 * (n + l + 1));
+      char *bigger = hm_own_realloc(out, cap = 2 * (n + l + 1));
       if (!bigger) {
-        free(out);
+        hm_own_free(out);
         return NULL;
       }
       out = bigger;

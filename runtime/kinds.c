@@ -8,6 +8,7 @@
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "kinds.h"
+#include "heap.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 const char *const hm_kind_names[HMPLACE_KIND_COUNT] = {
@@ -144,7 +146,7 @@ struct tcount *hm_new_counts(void) {
   struct tcount *t = CountList;
   while (t && t->in_use)
     t = t->next;
-  if (!t && (t = calloc(1, sizeof *t))) {
+  if (!t && (t = hm_own_calloc(1, sizeof *t))) {
     t->next = CountList;
     CountList = t;
   }
@@ -268,6 +270,35 @@ int hm_parse_size(const char *s, uint64_t *out) {
       return 0;
     }
   return -1;
+}
+
+/* Whether \p v is one of \p words, in any case. */
+static int one_of(const char *v, const char *const *words) {
+  for (; *words; ++words)
+    if (!strcasecmp(v, *words))
+      return 1;
+  return 0;
+}
+
+static const char *const OffWords[] = {"off", "0", "false", "no", NULL};
+static const char *const OnWords[] = {"on", "1", "true", "yes", "", NULL};
+
+int hm_env_off(void) {
+  const char *v = getenv("HMPLACE");
+  return v && one_of(v, OffWords);
+}
+
+/* HMPLACE=off (0, false, no, in any case): every planned site goes to the
+ * ordinary heap. A value it does not know leaves placement on, and says
+ * so. */
+void hm_read_off_env(void) {
+  const char *v = getenv("HMPLACE");
+  if (hm_env_off())
+    atomic_store(&hm_off, 1);
+  else if (v && !one_of(v, OnWords))
+    hm_warn("HMPLACE='%s' is not off, 0, false or no (nor on, 1, true or "
+            "yes): placement stays on",
+            v);
 }
 
 static unsigned char BudgetFromEnv[HMPLACE_KIND_COUNT];

@@ -15,7 +15,11 @@
  * entry points one predicted branch.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include "log.h"
+#include "context.h"
+#include "heap.h"
 #include "kinds.h"
+#include "track.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -87,7 +91,7 @@ void hm_log_init(void) {
               path ? strerror(errno) : "out of memory");
     else
       LogFd = fd;
-    free(path);
+    hm_own_free(path);
   }
   const char *r = secure_getenv("HMPLACE_LOG_RATE");
   if (r && *r) {

@@ -40,7 +40,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* hm_fp (heap.c defines it): range_span is 0 until the range exists. */
+/* hm_fp (heap.c or heap_core.c defines it): range_span is 0 until the range
+ * exists. */
 _Atomic uint8_t hm_region_owner[HM_SPAN >> HM_REGION_SHIFT];
 _Atomic uint8_t hm_region_used[HM_SPAN >> HM_REGION_SHIFT];
 _Atomic uintptr_t hm_region_used_end;
@@ -253,7 +254,7 @@ static uintptr_t map_locked(uint8_t owner, uint64_t n, uint64_t size,
   return at;
 }
 
-uintptr_t hm_range_map_chunk(int slot, uint64_t need, uint64_t held,
+uintptr_t hm_range_map_chunk(int idx, uint64_t need, uint64_t held,
                              uint64_t *got, char *why, size_t whylen) {
   pthread_mutex_lock(&Lock);
   if (!Ready)
@@ -268,7 +269,7 @@ uintptr_t hm_range_map_chunk(int slot, uint64_t need, uint64_t held,
   if (size < n)
     size = n;
   uintptr_t at =
-      map_locked((uint8_t)(slot + 1), n, size, limit, room, got, why, whylen);
+      map_locked((uint8_t)(idx + 1), n, size, limit, room, got, why, whylen);
   pthread_mutex_unlock(&Lock);
   return at;
 }

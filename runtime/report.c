@@ -12,9 +12,12 @@
  * blocks. HMPLACE_REPORT=json:PATH writes the same as JSON.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include "context.h"
+#include "heap.h"
 #include "hmplace.h"
 #include "hmplace_internal.h"
 #include "split.h"
+#include "track.h"
 
 #include <fcntl.h>
 
@@ -109,11 +112,11 @@ static void census_regions(int kind, struct residency *r) {
   long page = sysconf(_SC_PAGESIZE);
   enum { RUN = 256 }; /* regions per mincore call */
   size_t per = ((size_t)1 << HM_REGION_SHIFT) / (size_t)page;
-  unsigned char *vec = malloc(per * RUN);
-  void **list = malloc(per * sizeof *list);
+  unsigned char *vec = hm_own_malloc(per * RUN);
+  void **list = hm_own_malloc(per * sizeof *list);
   if (!base || !vec || !list) {
-    free(vec);
-    free(list);
+    hm_own_free(vec);
+    hm_own_free(list);
     return;
   }
   int kind_of[256]; /* by owner byte: the slot's kind, or -1 */
@@ -146,8 +149,8 @@ static void census_regions(int kind, struct residency *r) {
       }
     i += n;
   }
-  free(vec);
-  free(list);
+  hm_own_free(vec);
+  hm_own_free(list);
 }
 
 struct live_census {

@@ -6,6 +6,8 @@
  * report's "entries" and "unmatched" arrays. The rows come from context.c
  * (hm_ctx_rows), which keeps the state; this file only formats them.
  *===----------------------------------------------------------------------===*/
+#include "context.h"
+#include "heap.h"
 #include "hmplace.h"
 #include "hmplace_internal.h"
 
@@ -22,7 +24,7 @@ static void keep(const struct hm_ctx_row *r, void *arg) {
   struct rows *rs = arg;
   if (rs->n == rs->cap) {
     size_t cap = rs->cap ? 2 * rs->cap : 64;
-    struct hm_ctx_row *more = realloc(rs->row, cap * sizeof *more);
+    struct hm_ctx_row *more = hm_own_realloc(rs->row, cap * sizeof *more);
     if (!more)
       return;
     rs->row = more;
@@ -64,7 +66,7 @@ void hm_entries_report_text(FILE *f) {
               (unsigned long long)r->objects, r->objects == 1 ? "" : "s",
               r->key, kind_label(r->kind));
   }
-  free(rs.row);
+  hm_own_free(rs.row);
 }
 
 static void json_string(FILE *f, const char *s) {
@@ -103,5 +105,5 @@ void hm_entries_report_json(FILE *f) {
     }
   }
   fprintf(f, "\n]");
-  free(rs.row);
+  hm_own_free(rs.row);
 }

@@ -50,9 +50,9 @@ static inline size_t usable_aligned(size_t n, size_t align) {
 /* A split object (split.c) is cut into runs, each given whole to one kind:
  * a power of two, at most an 80th of the object (an eighth holds ten runs
  * or more), at least a page, at most a huge page (2 MiB) up to objects of
- * 8 GiB, and past that doubled until an object has at most 4096 runs. Objects under 80 pages are
- * not split: they go whole to the kind of the largest share. A part holds
- * its share of the object's pages to within one run. */
+ * 8 GiB, and past that doubled until an object has at most 4096 runs. Objects
+ * under 80 pages are not split: they go whole to the kind of the largest share.
+ * A part holds its share of the object's pages to within one run. */
 enum { HM_SPLIT_MIN_PAGES = 80, HM_SPLIT_MAX_RUNS = 4096 };
 #define HM_SPLIT_MAX_RUN ((size_t)2 << 20)
 

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "placed.h"
 #include "split.h"
+#include "track.h"
 
 #include <errno.h>
 #include <numa.h>
@@ -118,15 +119,6 @@ int hm_slot_resolve(int k, int cpu) {
                           memory_order_release);
   pthread_mutex_unlock(&SlotsLock);
   return idx;
-}
-
-int hmplace_owner(const void *p) {
-  if (!p)
-    return 0;
-  int s = owner_of(p);
-  if (s == SPLIT_IDX)
-    return hm_split_owner(p);
-  return s < 0 ? 0 : hm_slots[s].kind + 1;
 }
 
 /* A block of \p n bytes (aligned to \p align unless 0) from slot \p idx:

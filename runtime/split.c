@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include "split.h"
 #include "placed.h"
+#include "track.h"
 
 #include <errno.h>
 #include <numaif.h>
@@ -166,7 +167,7 @@ static int rehash(void) {
   size_t cap = 64;
   while (cap < 4 * (LiveObjs + 1))
     cap *= 2;
-  struct split_obj *n = calloc(cap, sizeof *n), *old = Objs;
+  struct split_obj *n = hm_own_calloc(cap, sizeof *n), *old = Objs;
   if (!n)
     return -1;
   size_t oldcap = CapObjs;
@@ -181,7 +182,7 @@ static int rehash(void) {
       Objs[j] = old[i];
       ++UsedObjs;
     }
-  free(old);
+  hm_own_free(old);
   return 0;
 }
 

@@ -16,43 +16,12 @@
  * in reverse order of registration) is in use.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include "log.h"
 #include "placed.h"
 #include "split.h"
+#include "track.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-
-/* Whether \p v is one of \p words, in any case. */
-static int one_of(const char *v, const char *const *words) {
-  for (; *words; ++words)
-    if (!strcasecmp(v, *words))
-      return 1;
-  return 0;
-}
-
-static const char *const OffWords[] = {"off", "0", "false", "no", NULL};
-static const char *const OnWords[] = {"on", "1", "true", "yes", "", NULL};
-
-int hm_env_off(void) {
-  const char *v = getenv("HMPLACE");
-  return v && one_of(v, OffWords);
-}
-
-/* HMPLACE=off (0, false, no, in any case): every planned site goes to the
- * ordinary heap. A value it does not know leaves placement on, and says
- * so. */
-static void read_off_env(void) {
-  const char *v = getenv("HMPLACE");
-  if (hm_env_off())
-    atomic_store(&hm_off, 1);
-  else if (v && !one_of(v, OnWords))
-    hm_warn("HMPLACE='%s' is not off, 0, false or no (nor on, 1, true or "
-            "yes): placement stays on",
-            v);
-}
 
 #if HMPLACE_INTERPOSE
 /* The next allocator's functions; under a sanitizer, whose free would call
@@ -76,7 +45,7 @@ static const struct hook {
     {hm_range_fork_lock, NULL},            /* range.c: the placed range */
     {hm_orphans_fork_lock, hm_cache_init}, /* cache.c: per-thread caches */
     {hm_counts_fork_lock, hm_counts_init}, /* kinds.c: per-thread counts */
-    {NULL, read_off_env},                  /* HMPLACE=off */
+    {NULL, hm_read_off_env},               /* kinds.c: HMPLACE=off */
 #if HMPLACE_INTERPOSE
     {NULL, heap_init}, /* heap.c: the next allocator */
 #endif

@@ -2,9 +2,11 @@
  *
  * Only with HMPLACE_REPORT_PAGES=live (hm_tracking): a record per placed
  * block under one lock, which the placed paths call into (placed.h) and the
- * report reads at exit. The lowest layer: it calls nothing of the runtime.
+ * report reads at exit. Near the bottom: it calls only the heap (heap.h).
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include "track.h"
+#include "heap.h"
 #include "hmplace_internal.h"
 
 #include <pthread.h>
@@ -38,7 +40,7 @@ static size_t bucket(void *p) {
 }
 
 void hm_track_alloc_slow(void *p, size_t n) {
-  struct blk *b = malloc(sizeof *b);
+  struct blk *b = hm_own_malloc(sizeof *b);
   if (!b)
     return;
   b->p = p;
@@ -59,7 +61,7 @@ void hm_track_free_slow(void *p) {
   if (b)
     *pp = b->next;
   pthread_mutex_unlock(&TrackLock);
-  free(b);
+  hm_own_free(b);
 }
 
 /* Each tracked block (the caller holds the lock: hm_track_fork_lock). */
