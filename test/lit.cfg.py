@@ -144,6 +144,14 @@ if shutil.which("mpicc") and shutil.which("mpirun"):
 if config.llvm_major != "22" and os.path.exists("/usr/lib/llvm-22/bin/clang"):
     config.available_features.add("clang-22")
     config.substitutions.append(("%llvm22_clang", "/usr/lib/llvm-22/bin/clang"))
+    config.substitutions.append(
+        ("%llvm22_profdata", "/usr/lib/llvm-22/bin/llvm-profdata"))
+# And LLVM 19's beside a build against 22: its indexed profiles.
+if config.llvm_major != "19" and os.path.exists("/usr/lib/llvm-19/bin/clang"):
+    config.available_features.add("clang-19")
+    config.substitutions.append(("%llvm19_clang", "/usr/lib/llvm-19/bin/clang"))
+    config.substitutions.append(
+        ("%llvm19_profdata", "/usr/lib/llvm-19/bin/llvm-profdata"))
 # The advisor reads the LLC from sysfs where the machine describes it.
 if os.path.exists("/sys/devices/system/cpu/cpu0/cache/index0/size"):
     config.available_features.add("sysfs-cache")

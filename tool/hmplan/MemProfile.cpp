@@ -10,12 +10,14 @@
 //===----------------------------------------------------------------------===//
 #include "MemProfile.h"
 #include "FunctionIndex.h"
+#include "IndexedProfile.h"
 #include "RawProfile.h"
 #include "RawStacks.h"
 #include "plan/AllocFns.h"
 #include "plan/SiteKey.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/Object/BuildID.h"
 #include "llvm/Object/ObjectFile.h"
@@ -302,9 +304,14 @@ std::string readProfile(const std::string &Path, StringRef Binary,
     return "not a MemProf profile: neither raw (as the program writes it) "
            "nor indexed (as llvm-profdata merge writes it)";
   }
+  std::string Patched, Why;
+  const IndexedReader ThisLLVM = {
+      LLVM_VERSION_MAJOR, IndexedInstrProf::ProfVersion::CurrentVersion,
+      memprof::MinimumSupportedVersion, memprof::MaximumSupportedVersion};
+  if (!Raw && !fitIndexedProfile(Data, ThisLLVM, Patched, Why))
+    return Why;
   // LLVM's readers trust the file past its header (an indexed profile cut
   // short crashes them): a crash there is a corrupt profile, not ours.
-  std::string Why;
   CrashRecoveryContext::Enable();
   CrashRecoveryContext CRC;
   bool Survived = CRC.RunSafely([&] {
@@ -329,7 +336,10 @@ std::string readProfile(const std::string &Path, StringRef Binary,
       return;
     }
     auto Reader =
-        IndexedInstrProfReader::create(Path, *vfs::getRealFileSystem());
+        Patched.empty()
+            ? IndexedInstrProfReader::create(Path, *vfs::getRealFileSystem())
+            : IndexedInstrProfReader::create(
+                  MemoryBuffer::getMemBufferCopy(Patched, Path));
     if (!Reader) {
       Why = "cannot read the indexed profile: " + message(Reader.takeError());
       return;

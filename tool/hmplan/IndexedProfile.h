@@ -1,0 +1,45 @@
+//===- IndexedProfile.h - indexed profiles of another LLVM's llvm-profdata
+//-===//
+//
+// hmplan reads indexed profiles with the LLVM it was built with, whose
+// reader refuses a header version newer than its own: LLVM 22's
+// llvm-profdata writes version 13, which LLVM 19 (version 12) calls
+// "unsupported", though version 13 changed only the default hash of
+// frontend PGO (InstrProf.h), nothing a memory profile holds. A profile of a
+// known newer version is read as its older self; one whose memory profile
+// section is of a version the reader does not know (LLVM 22's 4 for LLVM 19,
+// LLVM 19's default 0 for LLVM 22) is refused with how to merge it again.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HMPLACE_HMPLAN_INDEXEDPROFILE_H
+#define HMPLACE_HMPLAN_INDEXEDPROFILE_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace hmplace {
+
+/// The newest indexed profile version whose layout hmplan knows (LLVM 22's).
+constexpr uint64_t NewestIndexedVersion = 13;
+
+/// What the LLVM hmplan is built with (\p LLVMMajor) reads: indexed profiles up
+/// to
+/// \p Version, memory profile sections of versions \p MemProfMin to
+/// \p MemProfMax.
+struct IndexedReader {
+  unsigned LLVMMajor;
+  uint64_t Version, MemProfMin, MemProfMax;
+};
+
+/// Whether the indexed profile \p Data can be read by \p Reader. False with
+/// \p Why when it cannot; true otherwise, with \p Patched set to the bytes
+/// to read instead of \p Data where the header's version had to be lowered
+/// (empty: read \p Data as it is).
+bool fitIndexedProfile(llvm::StringRef Data, const IndexedReader &Reader,
+                       std::string &Patched, std::string &Why);
+
+} // namespace hmplace
+
+#endif
