@@ -1,8 +1,8 @@
 //===- Format.cpp - rewritten lines in the tree's format ------------------===//
 #include "Format.h"
-#include "Callers.h"
 #include "RawTokens.h"
 #include "Spelling.h"
+#include "Wrappers.h"
 
 #include "clang/Basic/CharInfo.h"
 #include "llvm/ADT/STLExtras.h"

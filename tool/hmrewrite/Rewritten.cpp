@@ -1,8 +1,8 @@
 //===- Rewritten.cpp - what an earlier run added to a file ----------------===//
 #include "Rewritten.h"
-#include "Callers.h"
 #include "RawTokens.h"
 #include "Spelling.h"
+#include "Wrappers.h"
 #include "plan/AllocFns.h"
 
 #include <algorithm>
