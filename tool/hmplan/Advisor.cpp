@@ -383,13 +383,13 @@ void chooseSlow(const std::vector<Item> &Items,
     if (Load.max(0, Time.size() - 1) <= Cap)
       break;
     if (Slow.empty()) {
-      D.report(
-          Severity::Warning,
-          "the contexts kept in DDR need " +
-              humanSize(Load.max(0, Time.size() - 1)) +
-              " at their peak, more than the ddr capacity " + humanSize(Cap) +
-              "; give a slow tier (pmem=SIZE, cxl=SIZE or slow=SIZE) to move "
-              "the coldest there");
+      D.report(Severity::Warning,
+               "the contexts kept in DDR need " +
+                   humanSize(Load.max(0, Time.size() - 1)) +
+                   " at their peak, more than the ddr capacity " +
+                   humanSize(Cap) + "; give a slow tier (" +
+                   advisorTierList(TierRole::Slow, "=SIZE") +
+                   ") to move the coldest there");
       return;
     }
     if (!I->Nameable)

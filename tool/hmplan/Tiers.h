@@ -17,7 +17,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace hmplace {
 
@@ -53,16 +55,36 @@ tierOfRole(const std::map<std::string, uint64_t> &Capacity, TierRole R) {
   return nullptr;
 }
 
-/// "hbm, hbw, ddr, pmem, cxl or slow", for messages.
-inline std::string advisorTierList() {
+/// "hbm, hbw, ddr, pmem, cxl or slow" (every tier), or the tiers of role
+/// \p R only, each followed by \p Suffix ("pmem=SIZE, cxl=SIZE or
+/// slow=SIZE"), for messages.
+inline std::string advisorTierList(std::optional<TierRole> R = std::nullopt,
+                                   llvm::StringRef Suffix = "") {
+  std::vector<std::string> Names;
+  for (const AdvisorTier &T : AdvisorTiers)
+    if (!R || T.Role == *R)
+      Names.push_back(T.Name.str() + Suffix.str());
   std::string S;
-  size_t N = std::size(AdvisorTiers);
-  for (size_t I = 0; I < N; ++I)
-    S += (I == 0       ? ""
-          : I + 1 == N ? " or "
-                       : ", ") +
-         AdvisorTiers[I].Name.str();
+  for (size_t I = 0; I < Names.size(); ++I)
+    S += (I == 0 ? "" : I + 1 == Names.size() ? " or " : ", ") + Names[I];
   return S;
+}
+
+/// --capacity's syntax: "hbm=SIZE[,ddr=SIZE][,pmem=SIZE|cxl=SIZE|slow=SIZE]"
+/// (a fast tier, DDR, one of the slow ones).
+inline std::string capacitySyntax() {
+  auto First = [](TierRole R) {
+    for (const AdvisorTier &T : AdvisorTiers)
+      if (T.Role == R)
+        return T.Name.str();
+    return std::string();
+  };
+  std::string Slow;
+  for (const AdvisorTier &T : AdvisorTiers)
+    if (T.Role == TierRole::Slow)
+      Slow += (Slow.empty() ? "" : "|") + T.Name.str() + "=SIZE";
+  return First(TierRole::Fast) + "=SIZE[," + First(TierRole::DDR) + "=SIZE][," +
+         Slow + "]";
 }
 
 } // namespace hmplace

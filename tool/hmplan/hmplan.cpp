@@ -158,11 +158,12 @@ static cl::opt<std::string>
                  cl::desc("The profiled program (its debug info names the "
                           "frames)"),
                  cl::value_desc("file"), cl::sub(AdviseCmd), cl::cat(Cat));
+// The tiers' names from their table (Tiers.h); made before the option.
+static const std::string CapacityHelp =
+    "Tier capacities: " + capacitySyntax() +
+    " (default hbm=16GiB, one Xeon Max tile)";
 static cl::opt<std::string> AdviseCapacity(
-    "capacity",
-    cl::desc(
-        "Tier capacities: hbm=SIZE[,ddr=SIZE][,pmem=SIZE|cxl=SIZE|slow=SIZE] "
-        "(default hbm=16GiB, one Xeon Max tile)"),
+    "capacity", cl::desc(CapacityHelp),
     cl::value_desc("tier=size,..."), cl::sub(AdviseCmd), cl::cat(Cat));
 static cl::opt<std::string> AdviseBandwidth(
     "bandwidth",
