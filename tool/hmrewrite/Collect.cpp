@@ -2,11 +2,13 @@
 //
 // The AST walk of hmrewrite. Every call of an allocation or free function and
 // every new-expression becomes a CallRecord with the file offsets its edit
-// would touch (EditLocator); calls on the plan's caller lines become
-// candidate caller frames (Callers.cpp). Nothing is decided here: the
+// would touch (AllocSites.cpp); calls on the plan's caller lines become
+// candidate caller frames (Callers.cpp), calls that make a container
+// allocate container records (ContainerCalls.cpp). Nothing is decided here: the
 // records of every TU meet in RewriteSession::finish().
 //
 //===----------------------------------------------------------------------===//
+#include "AllocSites.h"
 #include "Callers.h"
 #include "ContainerCalls.h"
 #include "EditLocator.h"
@@ -16,7 +18,6 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtOpenMP.h"
-#include "clang/Basic/CharInfo.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Lexer.h"
@@ -35,7 +36,8 @@ public:
   CallCollector(ASTContext &Ctx, StringRef Dir, const RewriteSession &S,
                 std::vector<CallRecord> &Out, MainFileInfo &Info)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), IDir(S.intern(Dir)),
-        L(Ctx, Dir, S), Out(Out), Info(Info), Containers(L, IDir, Out) {}
+        L(Ctx, Dir, S), Out(Out), Info(Info), Containers(L, IDir, Out),
+        Sites(L, IDir, Out) {}
 
   // Every kind of function (methods, constructors, lambdas' call operators,
   // template instances): TraverseFunctionDecl alone misses the subclasses.
@@ -182,34 +184,13 @@ public:
       Containers.call(CE, CurFn);
     if (L.session().recordsCallers())
       countCall(CE);
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD || !FD->getIdentifier()) {
+    if (!Sites.call(CE, CurFn))
       recordCaller(L, CE, CurFn, IDir, Out);
-      return true;
-    }
-    StringRef Name = FD->getName();
-    const AllocFn *Fn = findAllocFn(Name);
-    bool Already = false, TakesKind = false;
-    // A call an earlier run rewrote (hmplace_malloc(KIND, n), or a realloc
-    // turned into hmplace_realloc) is still the same site.
-    if (!Fn && (Fn = findReplacedAllocFn(Name, TakesKind)))
-      Already = true;
-    unsigned Args = Fn ? Fn->NumArgs + TakesKind : 0;
-    if (!Fn || CE->getNumArgs() != Args) {
-      recordCaller(L, CE, CurFn, IDir, Out);
-      return true;
-    }
-    // The C library function (or std::), not a user function of that name
-    // in some namespace or class.
-    const DeclContext *DC = FD->getDeclContext()->getRedeclContext();
-    if (!(FD->isExternC() || FD->isInStdNamespace() ||
-          DC->isTranslationUnit())) {
-      recordCaller(L, CE, CurFn, IDir, Out);
-      return true;
-    }
-    // hmplace_free / hmplace_realloc: a free or realloc that dispatches
-    // already, placed by nobody.
-    record(CE, FD, Fn, Already && TakesKind, Already && !TakesKind);
+    return true;
+  }
+
+  bool VisitCXXNewExpr(CXXNewExpr *NE) {
+    Sites.newExpr(NE, CurFn);
     return true;
   }
 
@@ -237,181 +218,6 @@ private:
       V.push_back(Pos);
   }
 
-  /// Start a record, in place at the end of Out, for an allocation whose
-  /// expression begins at \p Begin: the key is where it begins, at its macro
-  /// use if written through one, in presumed coordinates (#line), exactly as
-  /// debug info records it. Null if it has no position.
-  CallRecord *start(SourceLocation Begin, const AllocFn *Fn, bool Already) {
-    SourceLocation At = SM.getExpansionLoc(Begin);
-    PresumedLoc PL = SM.getPresumedLoc(At);
-    if (PL.isInvalid())
-      return nullptr;
-    CallRecord &R = Out.emplace_back();
-    R.Fn = Fn;
-    R.AlreadyPlaced = Already;
-    R.CompileDir = IDir;
-    if (CurFn && CurFn->getIdentifier())
-      R.Enclosing = CurFn->getName().str();
-    // Presumed file names are the same few strings over and over.
-    if (PL.getFilename() != LastPresumed) {
-      LastPresumed = PL.getFilename();
-      LastKeyFile = &L.normalize(LastPresumed);
-    }
-    R.Key = {*LastKeyFile, PL.getLine(), L.keyColumn(At, PL.getColumn())};
-    return &R;
-  }
-
-  /// The text a size window's check repeats: the size argument(s) as
-  /// written (\p Shift: 1 past the kind of a call rewritten before).
-  void sizeArguments(CallRecord &R, const CallExpr *CE, unsigned Shift) {
-    const AllocFn *Fn = R.Fn;
-    if (Fn->SizeArg < 0) {
-      R.NoSizeWhy = std::string("the size of ") + Fn->Name +
-                    " is not an argument of the call";
-      return;
-    }
-    for (int A : {Fn->SizeArg, Fn->SizeArg2}) {
-      if (A < 0 || unsigned(A) + Shift >= CE->getNumArgs())
-        continue;
-      const Expr *E = CE->getArg(unsigned(A) + Shift);
-      if (E->HasSideEffects(Ctx)) {
-        R.NoSizeWhy = "its size argument has side effects, which the "
-                      "window's check would repeat";
-        return;
-      }
-      CharSourceRange Range = Lexer::makeFileCharRange(
-          CharSourceRange::getTokenRange(E->getSourceRange()), SM,
-          Ctx.getLangOpts());
-      if (Range.isInvalid()) {
-        R.NoSizeWhy = "its size argument is written through a macro";
-        return;
-      }
-      R.SizeArgText.push_back(
-          Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str());
-    }
-  }
-
-  void record(CallExpr *CE, const FunctionDecl *FD, const AllocFn *Fn,
-              bool Already, bool Dispatching) {
-    CallRecord *R = start(CE->getBeginLoc(), Fn, Already);
-    if (!R)
-      return;
-    R->Dispatching = Dispatching;
-    const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
-    FileID FID = L.locateEdit(*R, Callee->getBeginLoc(), Callee->getEndLoc(),
-                              FD->getName());
-    if (Already && R->Edit == CallRecord::Editable)
-      L.recordKindArg(*R, FID, CE->getArg(0),
-                      CE->getNumArgs() > 1 ? CE->getArg(1) : nullptr);
-    if (L.session().checksSizes())
-      sizeArguments(*R, CE, Already ? 1 : 0);
-    // The kind goes before the first argument, in the same context as the
-    // callee: a file position, or the same macro argument's spelling.
-    if (!Already && R->Edit == CallRecord::Editable) {
-      if (L.argumentOffset(*R, FID, CE->getArg(0)->getBeginLoc(), R->ArgOffset))
-        R->HaveArgOffset = true;
-      else
-        R->Edit = CallRecord::InMacroBody;
-    }
-  }
-
-  static bool isRuntimeKind(QualType T) {
-    const auto *ET = T->getAs<EnumType>();
-    return ET && ET->getDecl()->getName() == "hmplace_kind";
-  }
-  static bool isNothrow(QualType T) {
-    const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-    return RD && RD->getIdentifier() && RD->getName() == "nothrow_t" &&
-           RD->isInStdNamespace();
-  }
-
-public:
-  /// A new-expression is placed by giving it the kind as a placement
-  /// argument: `new (HMPLACE_HBW) T(args)`. The compiler then calls the
-  /// runtime's operator new(size_t, hmplace_kind) (with align_val_t for
-  /// over-aligned types, nothrow if asked), still runs the constructors, and
-  /// if one throws calls the matching placement delete, which frees to the
-  /// right heap. `delete` needs no edit: libhmplace.so replaces the global
-  /// operator delete with one that finds each block's heap.
-  bool VisitCXXNewExpr(CXXNewExpr *NE) {
-    SourceLocation Begin = NE->getBeginLoc();
-    // Template instantiations repeat the pattern's expression; the first
-    // record stands for all, but learns of any instance that cannot be placed.
-    auto [It, New] = NewSeen.try_emplace(Begin.getRawEncoding(), Out.size());
-    std::string Problem;
-    bool Nothrow = false, Already = false;
-    if (NE->getNumPlacementArgs() > 0) {
-      QualType T = NE->getPlacementArg(0)->IgnoreParenImpCasts()->getType();
-      if (isRuntimeKind(T))
-        Already = true;
-      else if (NE->getNumPlacementArgs() == 1 && isNothrow(T))
-        Nothrow = true;
-      else
-        Problem = "it is a placement new (it constructs in memory the program "
-                  "already has)";
-    }
-    if (const FunctionDecl *Op = NE->getOperatorNew())
-      if (isa<CXXMethodDecl>(Op) && Problem.empty() && !Already)
-        Problem =
-            "the class of '" +
-            cast<CXXMethodDecl>(Op)->getParent()->getQualifiedNameAsString() +
-            "' has its own operator new";
-    if (!New) {
-      if (!Problem.empty() && It->second < Out.size() &&
-          Out[It->second].NotPlaceable.empty())
-        Out[It->second].NotPlaceable = Problem;
-      return true;
-    }
-    CallRecord *R = start(Begin, newExprFn(NE->isArray()), Already);
-    if (!R) {
-      NewSeen.erase(It);
-      return true;
-    }
-    R->IsNew = true;
-    R->NotPlaceable = Problem;
-    // The `new` keyword: the expression's first token, or the one after `::`.
-    SourceLocation Kw = Begin;
-    if (NE->isGlobalNew()) {
-      SourceLocation FileB = L.insertionLoc(Begin);
-      std::optional<Token> T =
-          FileB.isValid() ? Lexer::findNextToken(FileB, SM, Ctx.getLangOpts())
-                          : std::nullopt;
-      Kw = T ? T->getLocation() : SourceLocation();
-    }
-    FileID FID;
-    if (Kw.isInvalid())
-      R->Edit = CallRecord::InMacroBody;
-    else
-      FID = L.locateEdit(*R, Kw, Kw, "new");
-    if (Already && R->Edit == CallRecord::Editable) {
-      L.recordKindArg(*R, FID, NE->getPlacementArg(0),
-                      NE->getNumPlacementArgs() > 1 ? NE->getPlacementArg(1)
-                                                    : nullptr);
-      // `new (KIND) T`: the parentheses go too when the kind does.
-      if (NE->getNumPlacementArgs() == 1 && !R->KindArgText.empty()) {
-        StringRef Buf = SM.getBufferData(FID);
-        size_t Close = R->KindArgOffset + R->KindArgText.size();
-        while (Close < Buf.size() && isWhitespace(Buf[Close]))
-          ++Close;
-        if (Close < Buf.size() && Buf[Close] == ')') {
-          R->PlacementBegin = R->CalleeOffset + R->CalleeLength;
-          R->PlacementEnd = Close + 1;
-        }
-      }
-    }
-    if (!Already && R->Edit == CallRecord::Editable) {
-      if (Nothrow) {
-        R->NewInParens = L.argumentOffset(
-            *R, FID, NE->getPlacementArg(0)->getBeginLoc(), R->NewOffset);
-        if (!R->NewInParens)
-          R->Edit = CallRecord::InMacroBody;
-      } else {
-        R->NewOffset = R->CalleeOffset + R->CalleeLength;
-      }
-    }
-    return true;
-  }
-
 private:
   ASTContext &Ctx;
   SourceManager &SM;
@@ -420,13 +226,10 @@ private:
   std::vector<CallRecord> &Out;
   MainFileInfo &Info;
   ContainerCalls Containers;
+  AllocSites Sites;
   /// Callee names seen, so that they do not count as addresses taken.
   llvm::SmallPtrSet<const DeclRefExpr *, 32> CalleeRefs;
   const FunctionDecl *CurFn = nullptr;
-  /// new-expressions recorded, by their first token: index into Out.
-  llvm::DenseMap<SourceLocation::UIntTy, size_t> NewSeen;
-  const char *LastPresumed = nullptr;
-  const std::string *LastKeyFile = nullptr;
 };
 
 class CollectAction : public ASTFrontendAction {
