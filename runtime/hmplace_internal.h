@@ -114,6 +114,12 @@ void hm_range_unmap_chunk(uintptr_t at, uint64_t size) HM_HIDDEN;
 int hm_range_room(uint64_t bytes, char *why, size_t whylen) HM_HIDDEN;
 /* How the range is mapped, for the report. */
 const char *hm_range_mode(char *buf, size_t n) HM_HIDDEN;
+/* Each run of regions memkind has handed out a block in (hm_region_used)
+ * whose owner bytes \p mine accepts, at most \p most regions at a time,
+ * handed to \p run: what the report's page census reads of the range. */
+void hm_range_each_used(int (*mine)(uint8_t owner, void *arg),
+                        void (*run)(char *at, uint64_t regions, void *arg),
+                        uint64_t most, void *arg) HM_HIDDEN;
 
 /* policy.c: the mode and node mask memkind would bind a new extent of static
  * kind k with, for the calling thread's CPU now; -1 if memkind cannot serve

@@ -330,3 +330,25 @@ const char *hm_range_mode(char *buf, size_t n) {
   pthread_mutex_unlock(&Lock);
   return buf;
 }
+
+void hm_range_each_used(int (*mine)(uint8_t owner, void *arg),
+                        void (*run)(char *at, uint64_t regions, void *arg),
+                        uint64_t most, void *arg) {
+  uintptr_t base = atomic_load(&hm_range_base);
+  uint64_t regions = atomic_load(&hm_region_used_end);
+  if (!base)
+    return;
+  for (uint64_t i = 0; i < regions;) {
+    if (!atomic_load(&hm_region_used[i]) ||
+        !mine(atomic_load(&hm_region_owner[i]), arg)) {
+      ++i;
+      continue;
+    }
+    uint64_t n = 1;
+    while (n < most && i + n < regions && atomic_load(&hm_region_used[i + n]) &&
+           mine(atomic_load(&hm_region_owner[i + n]), arg))
+      ++n;
+    run((char *)(base + (i << HM_REGION_SHIFT)), n, arg);
+    i += n;
+  }
+}

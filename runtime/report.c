@@ -101,56 +101,61 @@ static void count_pages(void *p, size_t n, uint64_t *by_node,
   }
 }
 
-/* Resident pages of the regions slots of \p kind are mapped in: mincore
- * says which pages are resident (most of a region may never have been
- * touched), move_pages names their nodes. Only regions memkind handed out
- * blocks in (hm_region_used; a slot's chunk may span 64 GiB of which a few
- * MiB are used), runs of them asked of mincore up to 1 GiB at a time. */
-static void census_regions(int kind, struct residency *r) {
-  uintptr_t base = atomic_load(&hm_range_base);
-  uint64_t regions = atomic_load(&hm_region_used_end);
-  long page = sysconf(_SC_PAGESIZE);
-  enum { RUN = 256 }; /* regions per mincore call */
-  size_t per = ((size_t)1 << HM_REGION_SHIFT) / (size_t)page;
-  unsigned char *vec = hm_own_malloc(per * RUN);
-  void **list = hm_own_malloc(per * sizeof *list);
-  if (!base || !vec || !list) {
-    hm_own_free(vec);
-    hm_own_free(list);
+/* The census of one kind's regions: the slots' kinds by owner byte, and
+ * mincore's buffers. */
+struct region_census {
+  int kind, kind_of[256]; /* by owner byte: the slot's kind, or -1 */
+  long page;
+  size_t per; /* pages per region */
+  unsigned char *vec;
+  void **list;
+  struct residency *r;
+};
+
+static int of_kind(uint8_t owner, void *arg) {
+  const struct region_census *c = arg;
+  return c->kind_of[owner] == c->kind;
+}
+
+/* mincore says which pages of \p n regions at \p at are resident (most of a
+ * region may never have been touched), move_pages names their nodes. */
+static void census_run(char *at, uint64_t n, void *arg) {
+  struct region_census *c = arg;
+  if (mincore(at, (size_t)n << HM_REGION_SHIFT, c->vec) != 0)
     return;
+  for (uint64_t j = 0; j < n * c->per;) {
+    size_t cnt = 0;
+    for (; j < n * c->per && cnt < c->per; ++j)
+      if (c->vec[j] & 1)
+        c->list[cnt++] = at + j * (size_t)c->page;
+    count_page_list(c->list, cnt, c->page, c->r->pages, &c->r->untouched,
+                    &c->r->unknown);
   }
-  int kind_of[256]; /* by owner byte: the slot's kind, or -1 */
+}
+
+/* Resident pages of the regions slots of \p kind are mapped in. Only
+ * regions memkind handed out blocks in (a slot's chunk may span 64 GiB of
+ * which a few MiB are used), runs of them asked of mincore up to 1 GiB at
+ * a time. */
+static void census_regions(int kind, struct residency *r) {
+  enum { RUN = 256 }; /* regions per mincore call */
+  struct region_census c = {.kind = kind, .r = r};
+  c.page = sysconf(_SC_PAGESIZE);
+  c.per = ((size_t)1 << HM_REGION_SHIFT) / (size_t)c.page;
+  c.vec = hm_own_malloc(c.per * RUN);
+  c.list = hm_own_malloc(c.per * sizeof *c.list);
   for (int o = 0; o < 256; ++o) {
     char pol[8];
     uint64_t threads, cpus;
-    kind_of[o] = -1;
-    if (o &&
-        hm_slot_info(o - 1, &kind_of[o], pol, sizeof pol, &threads, &cpus) < 0)
-      kind_of[o] = -1;
+    c.kind_of[o] = -1;
+    if (o && hm_slot_info(o - 1, &c.kind_of[o], pol, sizeof pol, &threads,
+                          &cpus) < 0)
+      c.kind_of[o] = -1;
   }
-  for (uint64_t i = 0; i < regions;) {
-    if (!atomic_load(&hm_region_used[i]) ||
-        kind_of[atomic_load(&hm_region_owner[i])] != kind) {
-      ++i;
-      continue;
-    }
-    uint64_t n = 1;
-    while (n < RUN && i + n < regions && atomic_load(&hm_region_used[i + n]) &&
-           kind_of[atomic_load(&hm_region_owner[i + n])] == kind)
-      ++n;
-    char *at = (char *)(base + (i << HM_REGION_SHIFT));
-    if (mincore(at, (size_t)n << HM_REGION_SHIFT, vec) == 0)
-      for (uint64_t j = 0; j < n * per;) {
-        size_t cnt = 0;
-        for (; j < n * per && cnt < per; ++j)
-          if (vec[j] & 1)
-            list[cnt++] = at + j * (size_t)page;
-        count_page_list(list, cnt, page, r->pages, &r->untouched, &r->unknown);
-      }
-    i += n;
-  }
-  hm_own_free(vec);
-  hm_own_free(list);
+  if (c.vec && c.list)
+    hm_range_each_used(of_kind, census_run, RUN, &c);
+  hm_own_free(c.vec);
+  hm_own_free(c.list);
 }
 
 struct live_census {
