@@ -467,12 +467,14 @@ bool CallerRecorder::adoptEarlierWrapper() {
   // innermost one around it; else the wrapper begins where the call (or its
   // macro use) began, and ends where it ends (a call whose left operand is
   // a wrapped call begins there too).
-  std::optional<Wrapper> W =
-      innermostWrapper(Buf, SM.getSpellingLoc(CE->getExprLoc()), FID, SM, LO);
-  if (!W || !CE->getBeginLoc().isMacroID())
-    if (std::optional<Wrapper> Outer = parseWrapper(Buf, UseBegin, LO);
-        Outer && Outer->End == UseEnd)
-      W = Outer;
+  std::optional<Wrapper> W;
+  if (L.factsOf(FID).HasNotes) {
+    W = innermostWrapper(Buf, SM.getSpellingLoc(CE->getExprLoc()), FID, SM, LO);
+    if (!W || !CE->getBeginLoc().isMacroID())
+      if (std::optional<Wrapper> Outer = parseWrapper(Buf, UseBegin, LO);
+          Outer && Outer->End == UseEnd)
+        W = Outer;
+  }
   if (W) {
     noteWrapper(R.note(), *W, Buf);
     R.Key.Column = W->Column;

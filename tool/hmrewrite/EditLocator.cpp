@@ -28,6 +28,7 @@ const EditLocator::FileFacts &EditLocator::factsOf(FileID FID) {
     FileFacts &F = It->second;
     F.System = SrcMgr::isSystem(
         SM.getFileCharacteristic(SM.getLocForStartOfFile(FID)));
+    F.HasNotes = !F.System && SM.getBufferData(FID).contains("HMPLACE_");
     if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
       F.Path = S.intern(Norm(FE->getName()));
       F.Selected = S.headerSelected(F.Path);

@@ -33,6 +33,9 @@ public:
   /// translation unit's allocation calls are thousands, its files few.
   struct FileFacts {
     bool System = false, Selected = false;
+    /// The text holds an earlier run's note (`HMPLACE_...`): files that
+    /// hold none are not searched for one at every call.
+    bool HasNotes = false;
     llvm::StringRef Path; ///< normalized and interned; empty: no file entry
   };
   const FileFacts &factsOf(clang::FileID FID);

@@ -236,10 +236,12 @@ std::optional<Wrapper> innermostWrapper(StringRef Buf, SourceLocation At,
   size_t From = Off;
   unsigned Floor = Off > 4096 ? Off - 4096 : 0;
   while (From > Floor) {
-    size_t P = Buf.take_front(From).rfind("HMPLACE_");
-    if (P == StringRef::npos || P < Floor)
+    // Only the window: a file with no wrapper near the call is not searched
+    // back to its start for every call.
+    size_t P = Buf.slice(Floor, From).rfind("HMPLACE_");
+    if (P == StringRef::npos)
       break;
-    From = P;
+    From = P += Floor;
     std::optional<Wrapper> W = parseWrapperNamedAt(Buf, unsigned(P), LO);
     if (W && W->InnerBegin <= Off && Off < W->InnerEnd)
       return W; // the nearest before it is the innermost
