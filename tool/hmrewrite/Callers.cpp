@@ -232,14 +232,16 @@ namespace {
 /// recordCaller's work for one call, in the steps a candidate caller frame
 /// goes through: is it one, where is its text, did an earlier run wrap it,
 /// and how (if at all) can a note cover exactly it.
-class CallerRecorder {
+/// (The text to wrap it finds is its base, which NoteFormChooser then
+/// reads.)
+class CallerRecorder : TextToWrap {
 public:
   /// \p AnyCall: record \p CE whatever the plan names (a probe).
   CallerRecorder(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
                  bool AnyCall = false)
-      : L(L), SM(L.sourceManager()), Ctx(L.context()), LO(Ctx.getLangOpts()),
-        CE(CE), CurFn(CurFn), AnyCall(AnyCall), Call(dyn_cast<CallExpr>(CE)),
-        Construct(dyn_cast<CXXConstructExpr>(CE)),
+      : TextToWrap{CE, dyn_cast<CXXConstructExpr>(CE)}, L(L),
+        SM(L.sourceManager()), Ctx(L.context()), LO(Ctx.getLangOpts()),
+        CurFn(CurFn), AnyCall(AnyCall), Call(dyn_cast<CallExpr>(CE)),
         Callee(Call        ? Call->getDirectCallee()
                : Construct ? Construct->getConstructor()
                            : nullptr) {}
@@ -253,10 +255,7 @@ public:
       if (!InitOf && !SeveralDeclared && !CurFn)
         R.note().NoteProblem = "it is outside a function";
       else
-        chooseNoteForm(L,
-                       {CE, Construct, DeclOf, InitOf, SeveralDeclared, Use,
-                        FID, Buf, UseBegin, UseEnd},
-                       R.note());
+        chooseNoteForm(L, *this, R.note());
     }
     markHere();
     Out.push_back(std::move(R));
@@ -275,25 +274,12 @@ private:
   SourceManager &SM;
   ASTContext &Ctx;
   const LangOptions &LO;
-  const Expr *CE;
   const FunctionDecl *CurFn;
   const bool AnyCall;
   const CallExpr *Call;
-  const CXXConstructExpr *Construct;
   const FunctionDecl *Callee;
   bool Wrapped = false, OldWrapped = false;
   CallRecord R;
-  /// A constructor of a variable: the declaration is what gets wrapped; of
-  /// a member in an initializer list, or of one of several variables
-  /// declared together: its first argument.
-  const DeclStmt *DeclOf = nullptr;
-  const CXXCtorInitializer *InitOf = nullptr;
-  bool SeveralDeclared = false;
-  /// The text to wrap (the call, its macro use, or the declaration).
-  CharSourceRange Use;
-  FileID FID;
-  StringRef Buf;
-  unsigned UseBegin = 0, UseEnd = 0;
 };
 } // namespace
 

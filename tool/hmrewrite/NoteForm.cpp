@@ -275,13 +275,12 @@ static std::string notedCallForm(const Expr *CE, NoteSite &N, EditLocator &L) {
 namespace {
 /// chooseNoteForm's work: the form that wraps exactly the text to wrap, and
 /// that nothing else evaluated inside it calls anything.
-class NoteFormChooser {
+/// (The text it decides for is its base: the methods name its fields.)
+class NoteFormChooser : TextToWrap {
 public:
   NoteFormChooser(EditLocator &L, const TextToWrap &T, NoteSite &N)
-      : L(L), SM(L.sourceManager()), Ctx(L.context()), LO(Ctx.getLangOpts()),
-        CE(T.CE), Construct(T.Construct), DeclOf(T.DeclOf), InitOf(T.InitOf),
-        Use(T.Use), FID(T.FID), Buf(T.Buf), UseBegin(T.UseBegin),
-        UseEnd(T.UseEnd), N(N) {}
+      : TextToWrap(T), L(L), SM(L.sourceManager()), Ctx(L.context()),
+        LO(Ctx.getLangOpts()), N(N) {}
 
   void run(bool OnArgument) {
     if (OnArgument)
@@ -327,14 +326,6 @@ private:
   SourceManager &SM;
   ASTContext &Ctx;
   const LangOptions &LO;
-  const Expr *CE;
-  const CXXConstructExpr *Construct;
-  const DeclStmt *DeclOf;
-  const CXXCtorInitializer *InitOf;
-  CharSourceRange Use;
-  FileID FID;
-  StringRef Buf;
-  unsigned UseBegin, UseEnd;
   NoteSite &N;
 };
 } // namespace

@@ -23,21 +23,21 @@ namespace hmplace {
 /// A caller frame's call and the text a note would wrap, as the recorder
 /// found them.
 struct TextToWrap {
-  const clang::Expr *CE;
+  const clang::Expr *CE = nullptr;
   /// A constructor call (CE itself), or null.
-  const clang::CXXConstructExpr *Construct;
+  const clang::CXXConstructExpr *Construct = nullptr;
   /// A constructor of a variable: the declaration is what gets wrapped; of
   /// a member in an initializer list, or of one of several variables
   /// declared together: its first argument.
-  const clang::DeclStmt *DeclOf;
-  const clang::CXXCtorInitializer *InitOf;
-  bool SeveralDeclared;
+  const clang::DeclStmt *DeclOf = nullptr;
+  const clang::CXXCtorInitializer *InitOf = nullptr;
+  bool SeveralDeclared = false;
   /// The text to wrap (the call, its macro use, or the declaration), its
   /// file and offsets there.
   clang::CharSourceRange Use;
   clang::FileID FID;
   llvm::StringRef Buf;
-  unsigned UseBegin, UseEnd;
+  unsigned UseBegin = 0, UseEnd = 0;
 };
 
 /// The form of \p N that covers \p T exactly (its offsets and form), or
