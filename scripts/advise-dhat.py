@@ -58,15 +58,17 @@ def plan_entries(path):
         m = re.match(r"\s*- (site|stack): (.*)", line)
         if m:
             text = m.group(2).strip()
-            items = ([text] if m.group(1) == "site" else
+            items = ([text.strip('"')] if m.group(1) == "site" else
                      [t.strip().strip('"') for t in text.strip("[]").split(",")])
             frames = []
             for t in items:
                 if t == "std::allocator":
                     frames.append(None)
                     continue
-                parts = t.split(":")
-                frames.append((os.path.basename(parts[0]), int(parts[1])))
+                # file:line[:col], or file:0 (function): a merged call,
+                # which DHAT shows at line 0 of the file.
+                m = re.match(r"(.*?):(\d+)(?::\d+)?(?: \(.*\))?$", t)
+                frames.append((os.path.basename(m.group(1)), int(m.group(2))))
             continue
         m = re.match(r"\s*kind: (\{[^}]*\}|\S+)", line)
         if m and frames is not None:

@@ -1,8 +1,8 @@
 //===- PlanReaderTest.cpp - plan parsing edge cases -----------------------===//
 //
 // Each malformed plan is an error at its line and column; well-formed edge
-// cases (splits, windows, files: entries, any-case kinds, empty entries)
-// read as written.
+// cases (splits, windows, files: entries, any-case kinds, empty entries,
+// merged calls named by their function) read as written.
 //
 //===----------------------------------------------------------------------===//
 #include "plan/Plan.h"
@@ -95,6 +95,31 @@ TEST(PlanReader, MalformedYamlIsAnErrorNotACrash) {
     EXPECT_FALSE(R.P) << "accepted: " << Text;
     EXPECT_NE(R.Diags.find("error:"), std::string::npos) << Text;
   }
+}
+
+TEST(PlanReader, MergedCallFramesReadBackAsWritten) {
+  // A C function, a C++ one with a template and a lambda's call operator:
+  // the function is everything between ` (` and the last `)`.
+  for (const char *Text :
+       {"c3.c:0 (make)", "src/grid.h:0 (Field<double>::alloc)",
+        "a.cpp:0 (main::{lambda(int)#1}::operator())"}) {
+    std::string Err;
+    std::optional<Frame> F = parseFrame(Text, Err);
+    ASSERT_TRUE(F) << Text << ": " << Err;
+    EXPECT_EQ(F->Kind, Frame::Form::Merged) << Text;
+    EXPECT_EQ(F->Line, 0u);
+    EXPECT_EQ(F->str(), Text);
+    std::string Again;
+    EXPECT_EQ(parseFrame(F->str(), Again), F);
+  }
+  std::string Err;
+  std::optional<Frame> F = parseFrame("  dir/c3.c:0  ( make ) ", Err);
+  ASSERT_TRUE(F) << Err;
+  EXPECT_EQ(F->File, "dir/c3.c");
+  EXPECT_EQ(F->Function, "make");
+  // The position a front end computes for a merged call prints the same.
+  SourcePos P{"/src/c3.c", 0, 0, "make"};
+  EXPECT_EQ(P.str(), "/src/c3.c:0 (make)");
 }
 
 } // namespace

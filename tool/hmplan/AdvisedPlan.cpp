@@ -236,6 +236,12 @@ std::string wantedText(const Plan &P, const ContextDecision &CD) {
   return CD.Share >= 50 ? F + " + " + S : S + " + " + F;
 }
 
+/// Where a front end sees the call or caller \p F (a merged call: its
+/// function, as the pass at the end of the pipeline does).
+SourcePos positionOf(const ProfileFrame &F) {
+  return {F.File, F.Line, F.Column, F.Line ? "" : F.Function};
+}
+
 /// What the plan's entries give unit \p I, as the front ends and the
 /// runtime would decide (a call-stack entry: the noted frames on top of the
 /// stack).
@@ -251,7 +257,7 @@ std::string placedAs(const Item &I, const Placement &Pl, SiteMatcher &M) {
   std::vector<uint64_t> Noted;
   for (size_t K = Pl.Container ? 0 : 1; K < U.size(); ++K) {
     CallContext F;
-    F.Frames.push_back({U[K]->File, U[K]->Line, U[K]->Column});
+    F.Frames.push_back(positionOf(*U[K]));
     if (M.isNoted(F))
       Noted.push_back(contextFrameId(U[K]->File, U[K]->Line, U[K]->Column));
   }
@@ -276,7 +282,7 @@ bool checkPlan(const std::vector<const Item *> &Named, Decisions &Dec,
   for (const Item *I : Named) {
     const ProfileFrame &F = *I->Frames.front();
     CallContext Ctx;
-    Ctx.Frames.push_back({F.File, F.Line, F.Column});
+    Ctx.Frames.push_back(positionOf(F));
     Ctx.StdAllocator = isContainer(I->U->Sum);
     M.addCall(std::move(Ctx));
   }

@@ -6,24 +6,12 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/Dwarf.h"
-#include "llvm/Demangle/Demangle.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/ProfileData/MemProf.h"
 
 using namespace llvm;
 
 namespace hmplace {
-
-std::string functionName(StringRef Linkage, StringRef Short) {
-  std::string Mangled = Linkage.str(); // the demangler keeps pointers in it
-  ItaniumPartialDemangler PD;
-  if (PD.partialDemangle(Mangled.c_str()) || !PD.isFunction())
-    return Short.str();
-  size_t Size = 0;
-  char *Name = PD.getFunctionName(nullptr, &Size);
-  std::string Out = Name ? Name : Short.str();
-  std::free(Name);
-  return Out;
-}
 
 /// Whether the function of \p Die keeps a frame pointer, by its frame base:
 /// the frame-pointer register (x86-64 rbp, AArch64 x29) or another one (the
@@ -94,6 +82,28 @@ const std::string *FunctionIndex::calleeAt(StringRef File, unsigned Line,
   return &It->second.Other;
 }
 
+void FunctionIndex::addSymbols(const object::ObjectFile &Obj) {
+  for (const object::SymbolRef &S : Obj.symbols()) {
+    Expected<object::SymbolRef::Type> T = S.getType();
+    Expected<uint32_t> Flags = S.getFlags();
+    Expected<StringRef> N = S.getName();
+    if (!T || !Flags || !N) {
+      consumeError(T.takeError());
+      consumeError(Flags.takeError());
+      consumeError(N.takeError());
+      continue;
+    }
+    if (*T == object::SymbolRef::ST_Function &&
+        !(*Flags & object::SymbolRef::SF_Undefined))
+      Defined.insert(N->str());
+  }
+}
+
+bool FunctionIndex::withoutDebugInfo(StringRef Name) const {
+  return Defined.count(Name.str()) && !Described.count(Name.str()) &&
+         !ByName.count(Name.str());
+}
+
 /// Optimised builds describe each call (DW_TAG_call_site): its callee and
 /// return address, whose line entry is the call's position, the innermost
 /// frame MemProf gives for an allocation made there.
@@ -127,6 +137,7 @@ void FunctionIndex::addCallSite(DWARFContext &Ctx, const DWARFDie &Site) {
 void FunctionIndex::add(StringRef Key, const std::string &File,
                         StringRef CompDir, unsigned Line, StringRef Short,
                         int FramePointer) {
+  Described.insert(Short.str());
   auto [It, New] = ByName.try_emplace(Key.str());
   Decl &D = It->second;
   if (New) {

@@ -23,8 +23,10 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
+#include "llvm/Object/ObjectFile.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace hmplace {
@@ -52,6 +54,11 @@ public:
   /// sites there call one that is no allocator, and none that is.
   const std::string *calleeAt(llvm::StringRef File, unsigned Line,
                               unsigned Col) const;
+  /// Note the functions \p Obj defines (its symbol table), after build().
+  void addSymbols(const llvm::object::ObjectFile &Obj);
+  /// Whether the binary defines \p Name (a function calleeAt gave) but its
+  /// debug info does not: compiled without -g, or from a static library.
+  bool withoutDebugInfo(llvm::StringRef Name) const;
 
 private:
   void addCallSite(llvm::DWARFContext &Ctx, const llvm::DWARFDie &Site);
@@ -63,16 +70,14 @@ private:
     bool Allocator = false;
     std::string Other;
   };
+  std::set<std::string> Defined;   ///< function symbols of the binary
+  std::set<std::string> Described; ///< short names with debug info
   std::map<std::string, CallsAt> Calls;
   std::map<std::string, Decl> ByName;
   std::map<uint64_t, const Decl *> ByGUID;
   bool HasLines = false;
 };
 
-/// How notes and tables name a function: qualified, without its parameter
-/// list (`std::vector<double>::vector`, `Field<double>::Field`), which is
-/// what a reviewer recognises.
-std::string functionName(llvm::StringRef Linkage, llvm::StringRef Short);
 
 } // namespace hmplace
 

@@ -53,9 +53,12 @@ uint64_t ProfileContext::peakBytes() const {
 }
 
 std::string ProfileFrame::text(StringRef Name) const {
+  // Line 0: a call the optimizer merged, named by its function (SiteKey.h).
+  if (Line == 0)
+    return (Name + ":0 (" + Function + ")").str();
   // Column 0 on a line: the debug info gives no column (-gno-column-info),
   // and the frame matches any call of its line.
-  if (Column == 0 && Line != 0)
+  if (Column == 0)
     return (Name + ":" + utostr(Line)).str();
   return (Name + ":" + utostr(Line) + ":" + utostr(Column)).str();
 }
@@ -95,29 +98,12 @@ struct Collected {
   std::map<std::string, ProfileContext> Record; ///< the record being read
   unsigned Unresolved = 0;    ///< contexts with a frame the index lacks
   unsigned MergedCallers = 0; ///< contexts with a caller frame at line 0
+  unsigned MergedCalls = 0;   ///< contexts allocated at a merged call
   /// Contexts, and those whose allocating function (the innermost physical
   /// one) keeps no frame pointer, of which outside `main`.
   unsigned Contexts = 0, InnermostNoFP = 0, NoFPOutsideMain = 0;
   std::set<std::string> NoFP; ///< functions that cut stacks
 };
-
-/// Why a context whose allocation call has no line of its own (merged)
-/// cannot be placed.
-constexpr StringLiteral MergedCallWhy =
-    "its allocation call has no line of its own in the debug info (line 0, "
-    "or no column where its other frames have one: the optimizer merged it "
-    "with another call, whose objects it counts too); profile a build "
-    "made through hmcc --profile (or hmc++, hmfort), which keeps allocation "
-    "calls apart";
-/// The same for a binary that was linked through hmcc --profile: the calls
-/// were merged all the same (a step of the build the wrappers do not
-/// reach).
-constexpr StringLiteral MergedAnywayWhy =
-    "its allocation call has no line of its own in the debug info (line 0, "
-    "or no column where its other frames have one: the optimizer merged it "
-    "with another call, whose objects it counts too), though the binary "
-    "was profiled through hmcc: compile and link every file through the "
-    "wrappers (-flto links too)";
 
 /// Where the reader's frame \p F is in the program, or null where no entry
 /// can name it (a function the index lacks or has twice).
@@ -154,17 +140,16 @@ void addFrames(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
     // if/else at -O2) has line 0 (the offset is the function's line
     // negated) or, from LLVM 22, also a line without a column (the line of
     // the function it was inlined into), where the other frames have
-    // columns. As the allocation call it names no call of the source (the
-    // front ends see the calls apart); as a caller it is left out, as a
-    // frame the index lacks is.
+    // columns. As the allocation call it is named by its function
+    // (`file:0 (function)`, which HmPlace.so places where the optimizer
+    // merged it); as a caller it is left out, as a frame the index lacks
+    // is (a caller is noted by its own line).
     int64_t Line = int64_t(Decl->Line) + int32_t(F.LineOffset);
     if (F.Column == 0 && Columns)
       Line = 0;
     if (Line <= 0 && !Ctx.Frames.empty()) {
       Merged = true;
     } else {
-      if (Line <= 0)
-        Ctx.Unnameable = std::string(MergedCallWhy);
       ProfileFrame PF;
       PF.File = Decl->File;
       PF.Line = Line <= 0 ? 0 : unsigned(Line);
@@ -214,11 +199,21 @@ void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
   }
   if (Ctx.Unnameable.empty()) {
     const ProfileFrame &In = Ctx.Frames.front();
-    if (const std::string *Callee = Index.calleeAt(In.File, In.Line, In.Column))
-      Ctx.Unnameable = "its innermost frame calls " + *Callee +
-                       ", which no front end places (if it allocates by a "
-                       "tail call, that leaves no frame: profile a build "
-                       "with -fno-optimize-sibling-calls)";
+    if (const std::string *Callee =
+            Index.calleeAt(In.File, In.Line, In.Column)) {
+      if (Index.withoutDebugInfo(*Callee))
+        Ctx.Unnameable =
+            "its innermost frame calls " + *Callee +
+            ", which the binary has without debug info (its file compiled "
+            "without -g, or a static library's): the allocation call in it "
+            "has no frame an entry could name; compile that file with -g "
+            "(or -gline-tables-only) and profile again";
+      else
+        Ctx.Unnameable = "its innermost frame calls " + *Callee +
+                         ", which no front end places (if it allocates by a "
+                         "tail call, that leaves no frame: profile a build "
+                         "with -fno-optimize-sibling-calls)";
+    }
   }
   std::string Key = (Ctx.Unnameable.empty() ? "" : "?>") + Ctx.framesKey();
   const memprof::PortableMemInfoBlock &I = AI.Info;
@@ -423,6 +418,16 @@ bool addProfile(StringRef Path, StringRef Binary, Collected &C,
                  " a frame the binary's debug info does not name, or names "
                  "twice (two static functions of one name): those frames "
                  "are left out of the entries");
+  for (const auto &[Key, Ctx] : C.ByKey)
+    C.MergedCalls += Ctx.Frames.front().Line == 0;
+  if (C.MergedCalls)
+    D.report(Path, Severity::Note,
+             Twine(C.MergedCalls) + " call stack" +
+                 (C.MergedCalls == 1 ? " allocates" : "s allocate") +
+                 " at a call the optimizer merged with another (line 0): "
+                 "their entries name it as file:0 (function), which "
+                 "HmPlace.so places in an optimised build and hmrewrite "
+                 "cannot; hmcc --profile keeps the calls apart");
   if (C.MergedCallers)
     D.report(Path, Severity::Note,
              Twine(C.MergedCallers) + " call stack" +
@@ -465,6 +470,7 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
              "-fmemory-profile -fno-omit-frame-pointer) and profile again");
     return false;
   }
+  Index.addSymbols(*Obj->getBinary());
   Blind.NoSupport = !hasProfileSupport(*Obj->getBinary());
   RawStacks Stacks(*Obj->getBinary(), *Dwarf);
   // Raw profiles name the binaries of the process by build id: the check
@@ -495,8 +501,6 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
   if (!OK)
     return false;
   for (auto &[Key, Ctx] : All) {
-    if (!Blind.NoSupport && Ctx.Unnameable == MergedCallWhy)
-      Ctx.Unnameable = MergedAnywayWhy.str();
     if (Ctx.Foreign) {
       ++Blind.Foreign;
       Blind.ForeignAccesses += Ctx.Accesses;

@@ -326,12 +326,13 @@ static int match(DiagEngine &D) {
     for (StringRef Part : Parts) {
       std::string Err;
       std::optional<Frame> F = parseFrame(Part, Err);
-      if (!F || F->Kind != Frame::Form::Source) {
+      if (!F || !F->namesFile()) {
         D.report(Severity::Error, "call '" + Call + "': " +
                                       (F ? "expected a source frame" : Err));
         return 1;
       }
-      C.Frames.push_back({normalizePath(F->File, Dir), F->Line, F->Column});
+      C.Frames.push_back(
+          {normalizePath(F->File, Dir), F->Line, F->Column, F->Function});
     }
     M.addCall(std::move(C));
   }

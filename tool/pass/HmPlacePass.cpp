@@ -285,13 +285,33 @@ bool hasDebugLocation(const DILocation *DL) {
   return CU && CU->getEmissionKind() != DICompileUnit::NoDebug;
 }
 
+/// Whether \p DL is where the optimizer merged calls: line 0 in a function
+/// of a compile unit with debug info (hasDebugLocation's rule otherwise).
+bool isMergedLocation(const DILocation *DL) {
+  if (!DL || DL->getLine() != 0)
+    return false;
+  const DISubprogram *SP = DL->getScope()->getSubprogram();
+  const DICompileUnit *CU = SP ? SP->getUnit() : nullptr;
+  return CU && CU->getEmissionKind() != DICompileUnit::NoDebug;
+}
+
 /// The call's frames: its own position, then the positions it was inlined
-/// at, innermost first.
+/// at, innermost first. A merged call (line 0) is named by its function
+/// (`file:0 (function)`, SiteKey.h), in that function's file.
 CallContext contextOf(const DILocation *DL) {
   CallContext C;
-  if (const DISubprogram *SP = DL->getScope()->getSubprogram())
+  const DISubprogram *SP = DL->getScope()->getSubprogram();
+  if (SP)
     if (const DICompileUnit *CU = SP->getUnit())
       C.CompileDir = CU->getDirectory().str();
+  if (DL->getLine() == 0 && SP) {
+    StringRef Dir = SP->getDirectory();
+    SourcePos Pos = makeSourcePos(Dir.empty() ? StringRef(C.CompileDir) : Dir,
+                                  SP->getFilename(), 0, 0);
+    Pos.Function = functionName(SP->getLinkageName(), SP->getName());
+    C.Frames.push_back(std::move(Pos));
+    DL = DL->getInlinedAt();
+  }
   for (; DL; DL = DL->getInlinedAt()) {
     StringRef Dir = DL->getDirectory();
     C.Frames.push_back(
@@ -529,7 +549,10 @@ public:
       // applies sys::path::relative_path), so "/src/a.f90" shows as
       // "src/a.f90". For Fortran the remark goes without a location: the
       // message names the site's full path itself ("at /src/a.f90:7:3").
-      bool Located = !isFortranModule(*I.At->getModule());
+      // A merged call has line 0, which clang would print as its
+      // function's line with a note that it has none: the message names it.
+      bool Located = !isFortranModule(*I.At->getModule()) &&
+                     I.At->getDebugLoc() && I.At->getDebugLoc().getLine();
       DiagnosticLocation Loc = Located ? DiagnosticLocation(I.At->getDebugLoc())
                                        : DiagnosticLocation();
       if (I.K == Passed)
@@ -555,7 +578,19 @@ private:
   std::map<std::string, size_t> Index;
 };
 
+/// What a ModulePlacer looks at: the calls of the source, as the front end
+/// wrote them (at the start of the pipeline), or the calls the optimizer
+/// merged, whose debug location is line 0 (at its end: `file:0
+/// (function)` entries).
+enum class Stage { Source, Merged };
+
 struct HmPlacePass : PassInfoMixin<HmPlacePass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &);
+  static bool isRequired() { return true; }
+};
+
+/// The merged calls, after the optimizer merged them.
+struct HmPlaceMergedPass : PassInfoMixin<HmPlaceMergedPass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &);
   static bool isRequired() { return true; }
 };
@@ -565,9 +600,11 @@ struct HmPlacePass : PassInfoMixin<HmPlacePass> {
 /// (said by default), and the build record.
 class ModulePlacer {
 public:
-  explicit ModulePlacer(Module &M) : M(M), Ctx(M.getContext()) {}
+  ModulePlacer(Module &M, Stage At) : M(M), Ctx(M.getContext()), At(At) {}
 
   PreservedAnalyses run() {
+    if (At == Stage::Merged && !hasMergedEntries(M))
+      return PreservedAnalyses::all();
     if (!loadPlan())
       return PreservedAnalyses::all();
     collectSites();
@@ -577,7 +614,8 @@ public:
       Matcher.addCall(S.C);
     std::vector<Placement> Decisions = Matcher.resolve();
     placeSites(Matcher, Decisions);
-    noteCallers(Matcher);
+    if (At == Stage::Source)
+      noteCallers(Matcher); // the merged calls' callers are noted by now
     reportMisses(Matcher);
     writeBuildRecord(Matcher);
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
@@ -599,14 +637,27 @@ private:
   void noteCallers(SiteMatcher &Matcher);
   void reportMisses(const SiteMatcher &Matcher);
   void reportUnmatchedHere(const SiteMatcher &Matcher);
+  void reportUnmergedHere(const SiteMatcher &Matcher);
+  BuildRecord moduleRecord() const;
   void writeBuildRecord(const SiteMatcher &Matcher);
   void missed(const PlanEntry *E, const std::string &Why) {
     if (E)
       Missed.try_emplace(E, Why);
   }
 
+  /// Whether the plan the source stage read for \p M has merged entries.
+  static bool hasMergedEntries(const Module &M);
+  /// Whether this stage decides \p E: merged entries at the end, the others
+  /// at the start.
+  bool decides(const PlanEntry &E) const {
+    bool Merged =
+        !E.isFileSet() && E.Frames.front().Kind == Frame::Form::Merged;
+    return Merged == (At == Stage::Merged);
+  }
+
   Module &M;
   LLVMContext &Ctx;
+  Stage At;
   std::string Path, Resolved;
   const LoadedPlan *L = nullptr;
   std::vector<Site> Sites;
@@ -672,16 +723,20 @@ void ModulePlacer::collectSites() {
       if (!F || CB->arg_size() != F->NumArgs)
         continue;
       const DILocation *DL = CB->getDebugLoc().get();
-      if (!hasDebugLocation(DL)) {
+      if (At == Stage::Merged) {
+        if (!isMergedLocation(DL))
+          continue;
+      } else if (!hasDebugLocation(DL)) {
         SawCallWithoutLoc = true;
         continue;
       }
       Sites.push_back({CB, F, contextOf(DL)});
       // operator new inside the C++ library: where every container buffer
       // (std::allocator) and make_unique/make_shared object comes from
-      // (container entries, Context.h).
-      Sites.back().C.StdAllocator =
-          F->KindArg != 0 && isStdLibraryFile(DL->getFilename());
+      // (container entries, Context.h). A merged one is matched against
+      // merged entries only.
+      Sites.back().C.StdAllocator = At == Stage::Source && F->KindArg != 0 &&
+                                    isStdLibraryFile(DL->getFilename());
       if (Fortran && L->P->HasObjects)
         Sites.back().C.Object = allocatedObject(*CB, F->Scoped);
     }
@@ -689,7 +744,8 @@ void ModulePlacer::collectSites() {
   // -O2 gives its temporaries none. Only a module without debug info at all
   // is the user's mistake; either way the module goes on to write its build
   // record, so that `hmplan summary` counts it.
-  if (SawCallWithoutLoc && Sites.empty() && !hasDebugInfo(M))
+  if (At == Stage::Source && SawCallWithoutLoc && Sites.empty() &&
+      !hasDebugInfo(M))
     report(M,
            "HmPlace: module '" + moduleLabel(M) +
                "' has allocation calls but no debug locations; nothing placed "
@@ -857,7 +913,43 @@ void ModulePlacer::reportMisses(const SiteMatcher &Matcher) {
                  L->D->describe(E->Loc) + ") places nothing in " +
                  sys::path::filename(moduleLabel(M)).str() + ": " + Why,
              DS_Warning);
-  reportUnmatchedHere(Matcher);
+  if (At == Stage::Merged)
+    reportUnmergedHere(Matcher);
+  else
+    reportUnmatchedHere(Matcher);
+}
+
+/// Merged entries whose function is in this module's source file but no
+/// call of which the optimizer merged here: the build keeps the calls apart
+/// (-O0, the profile route's options, or only the code generator merges
+/// them), or the function has changed.
+void ModulePlacer::reportUnmergedHere(const SiteMatcher &Matcher) {
+  std::string Source = moduleOrigin(M);
+  if (Source.empty())
+    return;
+  std::string Dir;
+  for (const DICompileUnit *CU : M.debug_compile_units())
+    Dir = CU->getDirectory().str();
+  for (const PlanEntry *E : Matcher.unmatched()) {
+    const Frame &F = E->Frames.front();
+    if (!decides(*E) || Matcher.shape(*E).How == EntryShape::Unusable)
+      continue;
+    SourcePos Here{Source, 0, 0, F.Function};
+    if (!Matcher.matches(F, Here, Dir))
+      continue;
+    std::string Why =
+        "the optimizer merged no allocation call of " + F.Function +
+        " in this build (line 0 in its debug info): calls stay apart at -O0 "
+        "and with hmcc --profile's options, and those only the code "
+        "generator merges are not seen here; an entry per call "
+        "(file:line:col, from a profile through hmcc --profile) places them";
+    report(M,
+           "HmPlace: plan entry '" + E->key() + "' (" + L->D->describe(E->Loc) +
+               ") places nothing in " + sys::path::filename(Source).str() +
+               ": " + Why,
+           DS_Warning);
+    UnmatchedWhy[E] = "in " + sys::path::filename(Source).str() + ", " + Why;
+  }
 }
 
 /// Entries whose innermost frame names this module's source file (all
@@ -941,18 +1033,31 @@ void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
   }
 }
 
-/// Which entries this module applied, and which matched a call but placed
-/// nothing, for `hmplan summary`: an entry that names nothing here is
-/// normal for a whole-program plan, so the verdict on those waits for the
-/// whole build (BuildRecord.h) instead of a line per module.
-void ModulePlacer::writeBuildRecord(const SiteMatcher &Matcher) {
-  if (getenv("HMPLACE_NO_RECORD"))
-    return;
+/// The source stage's record of each module whose plan has merged entries,
+/// for the merged stage to complete and write (one record per module).
+struct PendingRecords {
+  std::mutex Lock;
+  std::map<std::pair<const Module *, std::string>, BuildRecord> ByModule;
+  static PendingRecords &get() {
+    static PendingRecords P;
+    return P;
+  }
+  static std::pair<const Module *, std::string> key(const Module &M) {
+    return {&M, M.getModuleIdentifier()};
+  }
+};
+
+bool ModulePlacer::hasMergedEntries(const Module &M) {
+  PendingRecords &P = PendingRecords::get();
+  std::lock_guard<std::mutex> G(P.Lock);
+  return P.ByModule.count(PendingRecords::key(M));
+}
+
+/// The source files of the module, for its build record.
+BuildRecord ModulePlacer::moduleRecord() const {
   BuildRecord R;
   R.PlanHash = L->P->ContentHash;
   R.Module = moduleSource(M);
-  if (R.Module.empty())
-    return;
   std::set<std::string> Files;
   for (const Site &S : Sites)
     for (const SourcePos &F : S.C.Frames)
@@ -962,10 +1067,32 @@ void ModulePlacer::writeBuildRecord(const SiteMatcher &Matcher) {
       Files.insert(normalizePath(SP->getFilename(), SP->getDirectory()));
   Files.insert(R.Module);
   R.Files.assign(Files.begin(), Files.end());
+  return R;
+}
+
+/// Which entries this module applied, and which matched a call but placed
+/// nothing, for `hmplan summary`: an entry that names nothing here is
+/// normal for a whole-program plan, so the verdict on those waits for the
+/// whole build (BuildRecord.h) instead of a line per module. The source
+/// stage decides the entries it places; where the plan has merged entries,
+/// the merged stage adds its verdict on them and writes the record again.
+void ModulePlacer::writeBuildRecord(const SiteMatcher &Matcher) {
+  PendingRecords &Pending = PendingRecords::get();
+  BuildRecord R;
+  if (At == Stage::Merged) {
+    std::lock_guard<std::mutex> G(Pending.Lock);
+    auto It = Pending.ByModule.find(PendingRecords::key(M));
+    R = std::move(It->second);
+    Pending.ByModule.erase(It);
+  } else {
+    R = moduleRecord();
+  }
   std::set<const PlanEntry *> Unmatched;
   for (const PlanEntry *E : Matcher.unmatched())
     Unmatched.insert(E);
   for (const PlanEntry &E : L->P->Entries) {
+    if (!decides(E))
+      continue;
     auto It = Missed.find(&E);
     if (It != Missed.end() && !Applied.count(&E))
       R.Missed[E.Index] = It->second;
@@ -974,6 +1101,15 @@ void ModulePlacer::writeBuildRecord(const SiteMatcher &Matcher) {
     else if (auto W = UnmatchedWhy.find(&E); W != UnmatchedWhy.end())
       R.Unmatched[E.Index] = W->second;
   }
+  if (At == Stage::Source &&
+      llvm::any_of(L->P->Entries, [](const PlanEntry &E) {
+        return !E.isFileSet() && E.Frames.front().Kind == Frame::Form::Merged;
+      })) {
+    std::lock_guard<std::mutex> G(Pending.Lock);
+    Pending.ByModule[PendingRecords::key(M)] = R;
+  }
+  if (getenv("HMPLACE_NO_RECORD") || R.Module.empty())
+    return;
   std::string Err = writeRecord(Resolved, R);
   if (!Err.empty())
     report(M,
@@ -985,7 +1121,11 @@ void ModulePlacer::writeBuildRecord(const SiteMatcher &Matcher) {
 }
 
 PreservedAnalyses HmPlacePass::run(Module &M, ModuleAnalysisManager &) {
-  return ModulePlacer(M).run();
+  return ModulePlacer(M, Stage::Source).run();
+}
+
+PreservedAnalyses HmPlaceMergedPass::run(Module &M, ModuleAnalysisManager &) {
+  return ModulePlacer(M, Stage::Merged).run();
 }
 
 } // namespace
@@ -1009,12 +1149,20 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   [](ModulePassManager &MPM, OptimizationLevel) {
                     MPM.addPass(HmPlacePass());
                   });
+              // `file:0 (function)` entries: the calls the optimizer
+              // merged exist only at the end of the pipeline.
+              PB.registerOptimizerLastEPCallback(
+                  [](ModulePassManager &MPM, auto...) {
+                    MPM.addPass(HmPlaceMergedPass());
+                  });
             }
             PB.registerPipelineParsingCallback(
                 [](StringRef Name, ModulePassManager &MPM,
                    ArrayRef<PassBuilder::PipelineElement>) {
                   if (Name == "hm-place")
                     MPM.addPass(HmPlacePass());
+                  else if (Name == "hm-place-merged")
+                    MPM.addPass(HmPlaceMergedPass());
                   else if (Name == "hm-profile-prep")
                     MPM.addPass(ProfilePrepPass());
                   else if (Name == "hm-profile-instrument")

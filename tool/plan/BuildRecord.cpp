@@ -180,8 +180,7 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
       continue;
     }
     const Frame &F = E.Frames.front();
-    bool Seen =
-        F.Kind == Frame::Form::Source && Built.namedBy(F.File, P.PlanDir);
+    bool Seen = F.namesFile() && Built.namedBy(F.File, P.PlanDir);
     if (auto It = Unmatched.find(unsigned(I)); Seen && It != Unmatched.end()) {
       ++Stale; // the compile of its file said why
       D.report(E.KeyLoc, Severity::Warning,
@@ -198,9 +197,8 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
                "plan entry '" + E.key() +
                    "' placed nothing: no module of the build was compiled "
                    "from " +
-                   (F.Kind == Frame::Form::Source
-                        ? F.File + namesElsewhere(Built, F.File, P)
-                        : F.str()));
+                   (F.namesFile() ? F.File + namesElsewhere(Built, F.File, P)
+                                  : F.str()));
     }
   }
   OS << "hmplan: " << Records << " modules compiled with this plan";

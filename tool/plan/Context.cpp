@@ -79,6 +79,8 @@ bool isStdLibraryFile(StringRef Path) {
 /// Outer frames no build can note: the advisor could not name them, or they
 /// are in the C library's start-up code that every stack ends in.
 static bool unnotable(const Frame &F) {
+  if (F.Kind == Frame::Form::Merged)
+    return false; // the entry says why below
   if (F.Kind != Frame::Form::Source)
     return true;
   StringRef Base = sys::path::filename(F.File);
@@ -109,6 +111,13 @@ EntryShape shapeOf(const PlanEntry &E) {
     if (E.Frames[I].Kind == Frame::Form::Source)
       continue;
     S.How = EntryShape::Unusable;
+    if (E.Frames[I].Kind == Frame::Form::Merged) {
+      S.Why = "caller frame '" + E.Frames[I].str() +
+              "' names a call the optimizer merged, which cannot be noted as "
+              "a caller; leave the frame out (the frames around it are "
+              "checked as a chain)";
+      return S;
+    }
     S.Why = "caller frame '" + E.Frames[I].str() + "' is " +
             (E.Frames[I].Kind == Frame::Form::Binary ? "a binary frame"
                                                      : "unresolved") +

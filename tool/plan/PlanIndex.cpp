@@ -120,7 +120,7 @@ static std::string writeIndex(const Plan &P, const char *Start, size_t Size) {
     Entries += Line;
     std::set<std::string> Bases;
     for (const Frame &F : E.Frames)
-      if (F.Kind == Frame::Form::Source)
+      if (F.namesFile())
         Bases.insert(baseKey(F.File, P.IgnoreCase));
     for (const std::string &B : Bases)
       ByBase[B].push_back(At);
@@ -437,7 +437,7 @@ std::unique_ptr<Plan> loadPlanFor(StringRef Path,
     if (E.isFileSet())
       return false;
     return llvm::none_of(E.Frames, [&](const Frame &F) {
-      if (F.Kind != Frame::Form::Source)
+      if (!F.namesFile())
         return false;
       StringRef Name = sys::path::filename(F.File);
       return llvm::any_of(Basenames, [&](const std::string &B) {

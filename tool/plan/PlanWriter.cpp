@@ -132,7 +132,10 @@ static const char *allocatorFor(const KindInfo *K) {
 bool writeLocations(const Plan &P, raw_ostream &OS, DiagEngine &D) {
   bool OK = true;
   for (const PlanEntry &E : P.Entries) {
+    bool Merged = llvm::any_of(
+        E.Frames, [](const Frame &F) { return F.Kind == Frame::Form::Merged; });
     const char *What = E.isFileSet()       ? "a set of files"
+                       : Merged            ? "a merged call (file:0 (function))"
                        : E.hasWindow()     ? "a size window"
                        : !E.Object.empty() ? "an object"
                        : E.To.isSplit()    ? "a split across kinds"

@@ -2,6 +2,7 @@
 #include "plan/SiteKey.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/Path.h"
 
@@ -11,6 +12,8 @@ namespace hmplace {
 
 std::string Frame::str() const {
   switch (Kind) {
+  case Form::Merged:
+    return File + ":0 (" + Function + ")";
   case Form::Binary:
     return File + BinarySep + "0x" + utohexstr(Offset, /*LowerCase=*/true);
   case Form::Unresolved:
@@ -30,6 +33,48 @@ static bool allDigits(StringRef S) {
   return !S.empty() && llvm::all_of(S, isDigit);
 }
 
+/// `file:0 (function)`, \p Open being where ` (` is.
+static std::optional<Frame> parseMergedFrame(StringRef T, size_t Open,
+                                             std::string &Err) {
+  StringRef Head = T.take_front(Open).rtrim();
+  StringRef Function = T.drop_front(Open + 2).drop_back().trim();
+  // file:line or file:line:col before the function.
+  auto [File, Line] = Head.rsplit(':');
+  if (File.size() == Head.size() || !allDigits(Line.trim())) {
+    Err = ("invalid frame '" + T +
+           "'; a function goes with line 0: file:0 (function)")
+              .str();
+    return std::nullopt;
+  }
+  bool Column = false;
+  if (auto [Outer, L] = File.rsplit(':');
+      Outer.size() != File.size() && allDigits(L.trim())) {
+    File = Outer;
+    Line = L;
+    Column = true;
+  }
+  File = File.trim();
+  if (Line.trim() != "0" || Column) {
+    Err = ("'" + T + "': a function goes only with line 0 and no column (" +
+           File + ":0 (" + Function +
+           "), a call the optimizer merged); a call of the source is "
+           "file:line or file:line:col")
+              .str();
+    return std::nullopt;
+  }
+  Frame F;
+  F.Kind = Frame::Form::Merged;
+  F.File = File.str();
+  F.Function = Function.str();
+  if (F.File.empty() || F.Function.empty()) {
+    Err = ("missing " + Twine(F.File.empty() ? "file" : "function") +
+           " name in '" + T + "'; expected file:0 (function)")
+              .str();
+    return std::nullopt;
+  }
+  return F;
+}
+
 std::optional<Frame> parseFrame(StringRef Text, std::string &Err) {
   StringRef T = Text.trim();
   Frame F;
@@ -43,6 +88,9 @@ std::optional<Frame> parseFrame(StringRef Text, std::string &Err) {
     F.File = T.str();
     return F;
   }
+  if (T.ends_with(")"))
+    if (size_t Open = T.find(" ("); Open != StringRef::npos)
+      return parseMergedFrame(T, Open, Err);
   // Source form, parsed from the right so that paths may contain ':'.
   // Blanks around the numbers are ignored, so that what str() prints (no
   // blanks) parses back to the same frame.
@@ -112,6 +160,18 @@ std::optional<Frame> parseFrame(StringRef Text, std::string &Err) {
   return std::nullopt;
 }
 
+std::string functionName(StringRef Linkage, StringRef Short) {
+  std::string Mangled = Linkage.str(); // the demangler keeps pointers in it
+  ItaniumPartialDemangler PD;
+  if (PD.partialDemangle(Mangled.c_str()) || !PD.isFunction())
+    return Short.str();
+  size_t Size = 0;
+  char *Name = PD.getFunctionName(nullptr, &Size);
+  std::string Out = Name ? Name : Short.str();
+  std::free(Name);
+  return Out;
+}
+
 std::string normalizePath(StringRef Path, StringRef BaseDir) {
   SmallString<256> P(Path);
   if (!sys::path::is_absolute(P) && !BaseDir.empty()) {
@@ -124,6 +184,8 @@ std::string normalizePath(StringRef Path, StringRef BaseDir) {
 }
 
 std::string SourcePos::str() const {
+  if (Line == 0 && !Function.empty())
+    return File + ":0 (" + Function + ")";
   return File + ":" + std::to_string(Line) + ":" + std::to_string(Column);
 }
 

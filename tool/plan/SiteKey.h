@@ -31,6 +31,10 @@ struct Frame {
     Source,     ///< file:line or file:line:col
     Binary,     ///< module!hexoffset or module+hexoffset (unsymbolized)
     Unresolved, ///< Unresolved:0, _NOT_Found:0, any file:0
+    /// file:0 (function): the allocation call(s) of a function that the
+    /// optimizer merged (two identical calls in an if/else at -O2), whose
+    /// debug location is line 0 in that function.
+    Merged,
   };
   Form Kind = Form::Source;
   std::string File; ///< Source: the path as written; Binary: the module.
@@ -38,12 +42,19 @@ struct Frame {
   unsigned Column = 0; ///< 0 means "any column on the line".
   uint64_t Offset = 0; ///< Binary frames only.
   char BinarySep = '!';
+  /// Merged frames only: the function, as functionName() prints it.
+  std::string Function;
 
   /// The frame as it is written in plans (`solver.c:88:17`, `app!0x4f2a`).
   std::string str() const;
   bool operator==(const Frame &O) const {
     return Kind == O.Kind && File == O.File && Line == O.Line &&
-           Column == O.Column && Offset == O.Offset;
+           Column == O.Column && Offset == O.Offset && Function == O.Function;
+  }
+  /// Whether the frame names a source file (a position in it, or a merged
+  /// call of one of its functions).
+  bool namesFile() const {
+    return Kind == Form::Source || Kind == Form::Merged;
   }
 };
 
@@ -55,9 +66,19 @@ struct SourcePos {
   std::string File; ///< absolute, with `.` and `..` removed
   unsigned Line = 0;
   unsigned Column = 0;
-  /// `file:line:col`, as diagnostics and remarks print a site.
+  /// A call the optimizer merged (line 0): the function it is in, as
+  /// functionName() prints it; File is that function's file.
+  std::string Function;
+  /// `file:line:col` (a merged call: `file:0 (function)`), as diagnostics
+  /// and remarks print a site.
   std::string str() const;
 };
+
+/// How plans name a function (the `function` of `file:0 (function)`):
+/// qualified, without its parameter list (`std::vector<double>::vector`,
+/// `Field<double>::Field`), from its linkage name, else \p Short (C,
+/// Fortran).
+std::string functionName(llvm::StringRef Linkage, llvm::StringRef Short);
 
 /// What a front end knows about one allocation call: the call itself and the
 /// statically known callers (inlined-at chain, wrapper contexts), innermost

@@ -58,7 +58,7 @@ SiteMatcher::SiteMatcher(const Plan &P) : P(P) {
       continue;
     }
     if (S.How == EntryShape::Unusable) {
-      if (E.Frames.front().Kind == Frame::Form::Source)
+      if (E.Frames.front().namesFile())
         UnusableByLine.emplace(E.Frames.front().Line, &E);
       continue;
     }
@@ -136,8 +136,12 @@ unsigned SiteMatcher::addCall(CallContext C) {
 
 PathMatch SiteMatcher::matchFrame(const Frame &F, const SourcePos &S,
                                   StringRef CompileDir) const {
-  if (F.Kind != Frame::Form::Source || F.Line != S.Line ||
-      (F.Column && F.Column != S.Column))
+  // A merged call (line 0) is named by its function; a source frame by its
+  // line and column.
+  if (F.Kind == Frame::Form::Merged
+          ? S.Line != 0 || F.Function != S.Function
+          : F.Kind != Frame::Form::Source || F.Line != S.Line ||
+                (F.Column && F.Column != S.Column))
     return PathMatch::None;
   // Many calls share a file and many entries a path: remember each answer.
   auto Key = std::make_tuple(&F.File, S.File, CompileDir.str());
@@ -202,6 +206,10 @@ SiteMatcher::candidatesFor(const CallContext &C) const {
       Out.push_back({Ent, Full, Score, Checked});
   }
   // Below any site entry (scores from 1): a site entry for the call decides.
+  // A call the optimizer merged is no call of the files' text: `files:`
+  // entries placed the calls it was merged from, or not.
+  if (Call.Line == 0)
+    return Out;
   for (const PlanEntry *Ent : FileSetEntries)
     if (fileSetNames(*Ent, Call, C.CompileDir))
       Out.push_back({Ent, true, 0, 1});
@@ -506,7 +514,7 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
     // A container entry is examined where its user frame's file is read.
     const Frame &F = S.How == EntryShape::Container ? E->Frames[S.FirstCaller]
                                                     : E->Frames.front();
-    if (C && F.Kind == Frame::Form::Source && S.How != EntryShape::Unusable) {
+    if (C && F.namesFile() && S.How != EntryShape::Unusable) {
       if (Failed.namedBy(F.File, P.PlanDir)) {
         D.report(E->KeyLoc, Severity::Warning,
                  "plan entry '" + E->key() + "' not examined: " + F.File +
@@ -544,6 +552,13 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +
                    "' places nothing: " + notAppliedReason(S));
+    else if (F.Kind == Frame::Form::Merged)
+      D.report(E->KeyLoc, Severity::Warning,
+               "plan entry '" + E->key() +
+                   "' names a call the optimizer merges (line 0 in " +
+                   F.Function +
+                   "), which no source text is: HmPlace.so places it in an "
+                   "optimised build; the rewrite places nothing for it");
     else if (S.How == EntryShape::Container)
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +
