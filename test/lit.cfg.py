@@ -46,6 +46,7 @@ config.substitutions.append(
 config.substitutions.append(("%clang_format", os.path.join(tools, "clang-format")))
 # Longer names first: lit substitutes in order, and %hmplan prefixes others.
 config.substitutions.append(("%hmplan_raw_fuzz", tool("hmplan-raw-fuzz")))
+config.substitutions.append(("%hmplan_indexed_fuzz", tool("hmplan-indexed-fuzz")))
 config.substitutions.append(("%hmplan_fuzz", tool("hmplan-fuzz")))
 config.substitutions.append(("%hmplan", tool("hmplan")))
 # The build tree itself (install tests install from it).

@@ -2,9 +2,12 @@
 //
 // fitIndexedProfile on indexed profile headers as LLVM 19's and 22's
 // llvm-profdata write them: a newer header of a known layout is read as the
-// reader's own version (its variant flags kept), a memory profile section of
-// a version the reader does not know is refused with the versions it reads,
-// and a header newer than any hmplan knows is refused.
+// reader's own version (its variant flags kept), a memory profile section
+// newer than the reader knows is refused with the versions it reads, one of
+// version 0 or 1 that the reader dropped goes to readOldMemProf, and a
+// header newer than any hmplan knows is refused. readOldMemProf on a
+// section written here byte by byte: its record with frames and fields,
+// and every shorter copy of it refused without a crash.
 //
 //===----------------------------------------------------------------------===//
 #include "IndexedProfile.h"
@@ -62,13 +65,115 @@ TEST(IndexedProfile, MemProfNewerThanTheReaderRefused) {
   EXPECT_NE(Why.find("--memprof-version=3"), std::string::npos);
 }
 
-TEST(IndexedProfile, MemProfVersionZeroIsAnOffset) {
+TEST(IndexedProfile, MemProfVersionsZeroAndOneReadByHmplan) {
   // Version 0 (LLVM 19's default) begins with its record table's offset.
   std::string Patched, Why;
   EXPECT_TRUE(fitIndexedProfile(profile(12, 1008), LLVM19, Patched, Why));
-  EXPECT_FALSE(fitIndexedProfile(profile(12, 1008), LLVM22, Patched, Why));
-  EXPECT_NE(Why.find("version 0, older than LLVM 22"), std::string::npos);
-  EXPECT_NE(Why.find("(2 to 4)"), std::string::npos);
+  EXPECT_FALSE(isOldMemProf(profile(12, 1008), LLVM19));
+  EXPECT_TRUE(fitIndexedProfile(profile(12, 1008), LLVM22, Patched, Why));
+  EXPECT_TRUE(isOldMemProf(profile(12, 1008), LLVM22));
+  EXPECT_TRUE(isOldMemProf(profile(12, 1), LLVM22));
+  EXPECT_FALSE(isOldMemProf(profile(12, 2), LLVM22));
+  EXPECT_FALSE(isOldMemProf(profile(13, 4), LLVM22));
+}
+
+/// Little-endian words and halves appended to a profile being written.
+struct Writer {
+  std::string S;
+  void u64(uint64_t V) {
+    S.append(8, '\0');
+    write64le(&S[S.size() - 8], V);
+  }
+  void u32(uint32_t V) {
+    S.append(4, '\0');
+    llvm::support::endian::write32le(&S[S.size() - 4], V);
+  }
+  void u16(uint16_t V) {
+    S.append(2, '\0');
+    llvm::support::endian::write16le(&S[S.size() - 2], V);
+  }
+  size_t at() const { return S.size(); }
+};
+
+/// An indexed profile with a version-0 memory profile: one function
+/// (GUID 77) with one allocation site of two frames, AllocCount and
+/// TotalSize in its schema.
+std::string versionZeroProfile() {
+  Writer W;
+  W.u64(0x8169666f72706cffULL);
+  W.u64(12 | MemProfFlag);
+  W.u64(0), W.u64(0), W.u64(0);
+  W.u64(64); // the memory profile's offset
+  W.u64(0), W.u64(0);
+  size_t Offsets = W.at();
+  W.u64(0), W.u64(0), W.u64(0); // record table, frame payload, frame table
+  W.u64(2), W.u64(1), W.u64(5); // schema: AllocCount, TotalSize
+  size_t Records = W.at();
+  W.u16(1), W.u64(77), W.u64(8), W.u64(8 + 8 + 16 + 4 + 8 + 8);
+  W.u64(77); // the key: the function's GUID
+  W.u64(1);  // one allocation site
+  W.u64(2);  // two frames
+  W.u64(11), W.u64(12);
+  W.u32(3);    // AllocCount
+  W.u64(4096); // TotalSize
+  W.u64(0);    // no call sites
+  size_t FramePayload = W.at();
+  W.u16(2);
+  W.u64(11), W.u64(8), W.u64(17), W.u64(11);
+  W.u64(0xaa), W.u32(3), W.u32(5), W.S.push_back(0);
+  W.u64(12), W.u64(8), W.u64(17), W.u64(12);
+  W.u64(0xbb), W.u32(7), W.u32(2), W.S.push_back(1);
+  size_t RecordTable = W.at();
+  W.u64(1), W.u64(1), W.u64(Records);
+  size_t FrameTable = W.at();
+  W.u64(1), W.u64(2), W.u64(FramePayload);
+  write64le(&W.S[Offsets], RecordTable);
+  write64le(&W.S[Offsets + 8], FramePayload);
+  write64le(&W.S[Offsets + 16], FrameTable);
+  return W.S;
+}
+
+TEST(IndexedProfile, VersionZeroRecordRead) {
+  std::string P = versionZeroProfile(), Why;
+  ASSERT_TRUE(isOldMemProf(P, LLVM22));
+  unsigned Records = 0;
+  ASSERT_TRUE(readOldMemProf(
+      P,
+      [&](uint64_t GUID, llvm::ArrayRef<llvm::memprof::AllocationInfo> Sites) {
+        ++Records;
+        EXPECT_EQ(GUID, 77u);
+        ASSERT_EQ(Sites.size(), 1u);
+        const auto &AI = Sites[0];
+        ASSERT_EQ(AI.CallStack.size(), 2u);
+        EXPECT_EQ(AI.CallStack[0].Function, 0xaau);
+        EXPECT_EQ(AI.CallStack[0].LineOffset, 3u);
+        EXPECT_EQ(AI.CallStack[0].Column, 5u);
+        EXPECT_FALSE(AI.CallStack[0].IsInlineFrame);
+        EXPECT_EQ(AI.CallStack[1].Function, 0xbbu);
+        EXPECT_TRUE(AI.CallStack[1].IsInlineFrame);
+        EXPECT_EQ(AI.Info.getAllocCount(), 3u);
+        EXPECT_EQ(AI.Info.getTotalSize(), 4096u);
+      },
+      Why))
+      << Why;
+  EXPECT_EQ(Records, 1u);
+}
+
+TEST(IndexedProfile, VersionZeroCutShortOrCorruptRefused) {
+  std::string P = versionZeroProfile(), Why;
+  auto Ignore = [](uint64_t, llvm::ArrayRef<llvm::memprof::AllocationInfo>) {};
+  // Every shorter copy past the header: refused, never a crash. (The last
+  // 8 bytes, the frame table's bucket array, are not needed to walk its
+  // items, which is all the reader does.)
+  for (size_t N = 48; N < P.size() - 8; ++N)
+    EXPECT_FALSE(readOldMemProf(P.substr(0, N), Ignore, Why)) << N;
+  EXPECT_NE(Why.find("malformed or cut short"), std::string::npos);
+  // A frame id the frame table lacks.
+  std::string Bad = P;
+  size_t At = Bad.find(std::string("\x0b\0\0\0\0\0\0\0\x0c", 9));
+  ASSERT_NE(At, std::string::npos);
+  Bad[At] = 13;
+  EXPECT_FALSE(readOldMemProf(Bad, Ignore, Why));
 }
 
 TEST(IndexedProfile, HeaderNewerThanAnyKnownRefused) {

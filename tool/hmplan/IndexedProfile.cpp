@@ -4,6 +4,8 @@
 #include "llvm/Support/Endian.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <vector>
 
 using namespace llvm;
 
@@ -46,7 +48,9 @@ bool fitIndexedProfile(StringRef Data, const IndexedReader &Reader,
   uint64_t MemProfAt = word(Data, MemProfOffsetAt);
   if (MemProfAt && MemProfAt + 8 <= Data.size()) {
     uint64_t MemProf = memProfVersion(Data, MemProfAt);
-    if (MemProf < Reader.MemProfMin || MemProf > Reader.MemProfMax) {
+    // Versions 0 and 1 are read by readOldMemProf whatever the reader.
+    if ((MemProf < Reader.MemProfMin && MemProf > 1) ||
+        MemProf > Reader.MemProfMax) {
       Why = "its memory profile is version " + std::to_string(MemProf) +
             (MemProf > Reader.MemProfMax ? ", newer" : ", older") +
             " than LLVM " + std::to_string(Reader.LLVMMajor) +
@@ -65,6 +69,150 @@ bool fitIndexedProfile(StringRef Data, const IndexedReader &Reader,
   support::endian::write64le(Patched.data() + VersionAt,
                              (Word & ~uint64_t(0xffffffffu)) | Reader.Version);
   return true;
+}
+
+bool isOldMemProf(StringRef Data, const IndexedReader &Reader) {
+  if (Data.size() < HeaderMin)
+    return false;
+  uint64_t MemProfAt = word(Data, MemProfOffsetAt);
+  if (!MemProfAt || MemProfAt > Data.size() || Data.size() - MemProfAt < 8)
+    return false;
+  uint64_t MemProf = memProfVersion(Data, MemProfAt);
+  return MemProf <= 1 && MemProf < Reader.MemProfMin;
+}
+
+namespace {
+
+/// Little-endian words of the profile from \p At on, each read checked
+/// against the end: past it, Bad is set and zeros are read.
+struct Cursor {
+  StringRef Data;
+  uint64_t At = 0;
+  bool Bad = false;
+  template <typename T> T next() {
+    if (Bad || At > Data.size() || Data.size() - At < sizeof(T)) {
+      Bad = true;
+      return T();
+    }
+    T V = support::endian::read<T, llvm::endianness::little>(Data.data() + At);
+    At += sizeof(T);
+    return V;
+  }
+};
+
+/// Each item of an on-disk chained hash table (llvm/Support/
+/// OnDiskHashTable.h: a bucket array at \p Buckets, the items in the order
+/// their buckets were written from \p Payload, each a 64-bit hash, key
+/// length, data length, key and data): its 64-bit key, and where its data
+/// is and how long. False where the table runs past the file, or \p Fn
+/// says the data is malformed.
+bool eachItem(StringRef Data, uint64_t Buckets, uint64_t Payload,
+              function_ref<bool(uint64_t, uint64_t, uint64_t)> Fn) {
+  Cursor B{Data, Buckets};
+  B.next<uint64_t>(); // the number of buckets
+  uint64_t Entries = B.next<uint64_t>();
+  Cursor P{Data, Payload};
+  unsigned InBucket = 0;
+  for (uint64_t I = 0; I < Entries && !B.Bad; ++I) {
+    if (InBucket == 0 && (InBucket = P.next<uint16_t>()) == 0)
+      return false;     // only buckets with items are written
+    P.next<uint64_t>(); // the hash
+    uint64_t KeyLen = P.next<uint64_t>(), Len = P.next<uint64_t>();
+    uint64_t Key = P.next<uint64_t>();
+    if (P.Bad || KeyLen != 8 || Len > Data.size() - P.At || !Fn(Key, P.At, Len))
+      return false;
+    P.At += Len;
+    --InBucket;
+  }
+  return !B.Bad;
+}
+
+/// Frame ids to frames. Any 64-bit id may come from the file: DenseMap
+/// reserves two as markers.
+using FrameMap = std::unordered_map<uint64_t, memprof::Frame>;
+
+/// The frames of the frame table: id to frame.
+bool readFrames(StringRef Data, uint64_t Table, uint64_t Payload,
+                FrameMap &Frames) {
+  return eachItem(
+      Data, Table, Payload, [&](uint64_t Id, uint64_t At, uint64_t Len) {
+        Cursor F{Data.take_front(At + Len), At};
+        uint64_t Function = F.next<uint64_t>();
+        uint32_t LineOffset = F.next<uint32_t>(), Column = F.next<uint32_t>();
+        bool Inline = F.next<uint8_t>();
+        Frames.try_emplace(
+            Id, memprof::Frame(Function, LineOffset, Column, Inline));
+        return !F.Bad;
+      });
+}
+
+} // namespace
+
+// The section (IndexedMemProfReader's deserialization in LLVM 19): version 1
+// begins with its version, version 0 without; then the offsets of the
+// record table, the frames and the frame table (from the file's start), and
+// the schema: the count and the ids of the MemInfoBlock fields written. The
+// records follow. A record: its allocation sites (count; for each, its
+// frame ids, count first, and the fields of the schema), then its call
+// sites, which the advisor does not need.
+bool readOldMemProf(
+    StringRef Data,
+    function_ref<void(uint64_t, ArrayRef<memprof::AllocationInfo>)> Each,
+    std::string &Why) {
+  Why = "the memory profile (version 0 or 1) is malformed or cut short";
+  if (Data.size() < HeaderMin)
+    return false;
+  uint64_t MemProfAt = word(Data, MemProfOffsetAt);
+  Cursor C{Data, MemProfAt};
+  if (C.next<uint64_t>() > 1)
+    C.At = MemProfAt; // version 0: no version word
+  uint64_t RecordTable = C.next<uint64_t>();
+  uint64_t FramePayload = C.next<uint64_t>();
+  uint64_t FrameTable = C.next<uint64_t>();
+  uint64_t Fields = C.next<uint64_t>();
+  memprof::MemProfSchema Schema;
+  for (uint64_t I = 0; I < Fields && !C.Bad; ++I) {
+    uint64_t Id = C.next<uint64_t>();
+    if (Id == 0 || Id >= uint64_t(memprof::Meta::Size))
+      return false;
+    Schema.push_back(memprof::Meta(Id));
+  }
+  if (C.Bad)
+    return false;
+  FrameMap Frames;
+  if (!readFrames(Data, FrameTable, FramePayload, Frames))
+    return false;
+  size_t InfoSize = memprof::PortableMemInfoBlock::serializedSize(Schema);
+  std::vector<memprof::AllocationInfo> Sites;
+  bool OK = eachItem(
+      Data, RecordTable, C.At, [&](uint64_t GUID, uint64_t At, uint64_t Len) {
+        Cursor R{Data.take_front(At + Len), At};
+        Sites.clear();
+        uint64_t N = R.next<uint64_t>();
+        for (uint64_t I = 0; I < N && !R.Bad; ++I) {
+          memprof::AllocationInfo AI;
+          uint64_t Depth = R.next<uint64_t>();
+          for (uint64_t J = 0; J < Depth && !R.Bad; ++J) {
+            auto It = Frames.find(R.next<uint64_t>());
+            if (It == Frames.end())
+              return false;
+            AI.CallStack.push_back(It->second);
+          }
+          if (R.Bad || R.Data.size() - R.At < InfoSize)
+            return false;
+          AI.Info.deserialize(Schema, reinterpret_cast<const unsigned char *>(
+                                          R.Data.data() + R.At));
+          R.At += InfoSize;
+          Sites.push_back(std::move(AI));
+        }
+        if (R.Bad)
+          return false;
+        Each(GUID, Sites);
+        return true;
+      });
+  if (OK)
+    Why.clear();
+  return OK;
 }
 
 } // namespace hmplace

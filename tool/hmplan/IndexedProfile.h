@@ -7,14 +7,19 @@
 // "unsupported", though version 13 changed only the default hash of
 // frontend PGO (InstrProf.h), nothing a memory profile holds. A profile of a
 // known newer version is read as its older self; one whose memory profile
-// section is of a version the reader does not know (LLVM 22's 4 for LLVM 19,
-// LLVM 19's default 0 for LLVM 22) is refused with how to merge it again.
+// section is newer than the reader knows (LLVM 22's 4 for LLVM 19) is
+// refused with how to merge it again. LLVM 22's reader dropped the memory
+// profile versions 0 and 1 (LLVM 19's default merge writes 0): hmplan reads
+// those itself (readOldMemProf).
 //
 //===----------------------------------------------------------------------===//
 #ifndef HMPLACE_HMPLAN_INDEXEDPROFILE_H
 #define HMPLACE_HMPLAN_INDEXEDPROFILE_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ProfileData/MemProf.h"
 
 #include <cstdint>
 #include <string>
@@ -39,6 +44,21 @@ struct IndexedReader {
 /// (empty: read \p Data as it is).
 bool fitIndexedProfile(llvm::StringRef Data, const IndexedReader &Reader,
                        std::string &Patched, std::string &Why);
+
+/// Whether the indexed profile \p Data holds a memory profile of version 0
+/// or 1, older than \p Reader reads: readOldMemProf reads it instead.
+bool isOldMemProf(llvm::StringRef Data, const IndexedReader &Reader);
+
+/// The memory profile of version 0 or 1 in the indexed profile \p Data,
+/// one function's record at a time: \p Each gets the function's GUID and
+/// its allocation sites, frames resolved. False with \p Why where the
+/// section is malformed (every offset and length is checked).
+bool readOldMemProf(
+    llvm::StringRef Data,
+    llvm::function_ref<void(uint64_t,
+                            llvm::ArrayRef<llvm::memprof::AllocationInfo>)>
+        Each,
+    std::string &Why);
 
 } // namespace hmplace
 

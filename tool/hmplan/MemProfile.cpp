@@ -263,6 +263,41 @@ bool hasAdvisorFields(const memprof::PortableMemInfoBlock &I) {
   return true;
 }
 
+/// One function's record of an indexed profile into \p C; false with
+/// \p Why where it lacks fields the advisor reads.
+bool collectRecord(ArrayRef<memprof::AllocationInfo> Sites,
+                   const FunctionIndex &Index, Collected &C, std::string &Why) {
+  for (const memprof::AllocationInfo &AI : Sites) {
+    if (!hasAdvisorFields(AI.Info)) {
+      Why = "the indexed profile holds only llvm-profdata's hot/cold "
+            "fields (no access counts or sizes); merge the raw profiles "
+            "again with `llvm-profdata merge --memprof-full-schema`, or "
+            "give hmplan the raw profiles";
+      return false;
+    }
+    collect(AI, Index, nullptr, C);
+  }
+  endRecord(C);
+  return true;
+}
+
+/// An indexed profile whose memory profile is of version 0 or 1, which
+/// this LLVM's reader does not read (IndexedProfile.h): the records of the
+/// binary's functions, as the reader would give them.
+void readOldProfile(StringRef Data, const FunctionIndex &Index, Collected &C,
+                    std::string &Why) {
+  std::string Bad;
+  bool Read = readOldMemProf(
+      Data,
+      [&](uint64_t GUID, ArrayRef<memprof::AllocationInfo> Sites) {
+        if (Why.empty() && Index.byGUID(GUID))
+          collectRecord(Sites, Index, C, Why);
+      },
+      Bad);
+  if (!Read && Why.empty())
+    Why = "cannot read the indexed profile: " + Bad;
+}
+
 /// Why an LLVM reader failed, in words.
 std::string message(Error E) { return toString(std::move(E)); }
 
@@ -330,6 +365,10 @@ std::string readProfile(const std::string &Path, StringRef Binary,
       }
       return;
     }
+    if (isOldMemProf(Data, ThisLLVM)) {
+      readOldProfile(Data, Index, C, Why);
+      return;
+    }
     auto Reader =
         Patched.empty()
             ? IndexedInstrProfReader::create(Path, *vfs::getRealFileSystem())
@@ -352,17 +391,8 @@ std::string readProfile(const std::string &Path, StringRef Binary,
         consumeError(R.takeError()); // no allocations there
         continue;
       }
-      for (const memprof::AllocationInfo &AI : R->AllocSites) {
-        if (!hasAdvisorFields(AI.Info)) {
-          Why = "the indexed profile holds only llvm-profdata's hot/cold "
-                "fields (no access counts or sizes); merge the raw profiles "
-                "again with `llvm-profdata merge --memprof-full-schema`, or "
-                "give hmplan the raw profiles";
-          return;
-        }
-        collect(AI, Index, nullptr, C);
-      }
-      endRecord(C);
+      if (!collectRecord(R->AllocSites, Index, C, Why))
+        return;
     }
   });
   if (!Survived)
