@@ -1,16 +1,19 @@
 //===- FormatTest.cpp - rewritten lines in the tree's format --------------===//
 //
-// hmrewrite breaks a rewritten statement that exceeds the column limit as
-// clang-format does, with `#line` after it, only where no call moves; it
+// hmrewrite breaks a rewritten statement that exceeds the column limit where
+// clang-format does, with `#line` after it, only where no call moves, and
+// keeps the line's own spacing and indentation (a tree clang-format would
+// respace, three-space code, a function's brace on a line of its own); it
 // leaves a line whole (and says why) where a break would move a call or
-// clang-format would respace the line; a rerun joins a statement it broke
-// once it fits again.
+// clang-format would change more than whitespace; a rerun joins a
+// statement it broke once it fits again, its spacing kept.
 //
 //===----------------------------------------------------------------------===//
 #include "Format.h"
 
 #include "gtest/gtest.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -98,11 +101,61 @@ TEST(Format, CallANoteNamesMayMove) {
       << Out;
 }
 
-TEST(Format, LineNotInClangFormatsSpacingLeftWhole) {
+TEST(Format, LineNotInClangFormatsSpacingBrokenWithItsSpacing) {
   std::string In = std::string(Head) +
-                   "  double *p=(double *)hmplace_malloc(HMPLACE_HBW_"
+                   "  double *p=(double *) hmplace_malloc(HMPLACE_HBW_"
                    "PREFERRED, 1000 * sizeof(double) + 64 * 64 + 1);\n}\n";
-  expectLeftWhole(In, "respace");
+  std::string Out;
+  Formatted F = format(In, "hmplace_malloc", 14, Out);
+  EXPECT_EQ(F.Broken, 1u);
+  EXPECT_TRUE(F.Left.empty());
+  EXPECT_EQ(Out, std::string(Head) +
+                     "  double *p=(double *) hmplace_malloc(HMPLACE_HBW_"
+                     "PREFERRED,\n"
+                     "                                      1000 * "
+                     "sizeof(double) + 64 * 64 + 1);\n#line 4\n}\n");
+}
+
+TEST(Format, ThreeSpaceCodeWithBraceAloneBrokenAndJoined) {
+  // Not the style's indentation (LLVM: 2), the function's brace on a line
+  // of its own, a comment inside the statement: broken all the same, the
+  // statement's first line as written.
+  const std::string Fn = "void *f(unsigned long n);\n"
+                         "void g(void)\n{\n";
+  const std::string Long =
+      "   double *p = (double *) hmplace_malloc(HMPLACE_HBW_PREFERRED "
+      "/* table */, 1000 * sizeof(double) + 64 * 64 + 1);\n";
+  std::string In = Fn + Long + "   (void)p;\n}\n", Out;
+  Formatted F = format(In, "hmplace_malloc", 14, Out);
+  EXPECT_EQ(F.Broken, 1u);
+  EXPECT_TRUE(F.Left.empty());
+  std::string Broken =
+      Fn +
+      "   double *p = (double *) hmplace_malloc(HMPLACE_HBW_PREFERRED /* "
+      "table */,\n"
+      "                                         1000 * sizeof(double) + 64 "
+      "* 64 + 1);\n#line 5\n   (void)p;\n}\n";
+  EXPECT_EQ(Out, Broken);
+  // A rerun that shortens it: joined, with the spacing it had.
+  std::string Shorter = Broken;
+  Shorter.replace(Shorter.find("HMPLACE_HBW_PREFERRED /* table */"),
+                  strlen("HMPLACE_HBW_PREFERRED /* table */"), "HMPLACE_HBW");
+  Shorter.replace(Shorter.find("1000 * sizeof(double) + 64 * 64 + 1"),
+                  strlen("1000 * sizeof(double) + 64 * 64 + 1"), "8");
+  F = format(Shorter, "hmplace_malloc", 14, Out);
+  EXPECT_EQ(F.Joined, 1u);
+  EXPECT_EQ(Out, Fn + "   double *p = (double *) hmplace_malloc(HMPLACE_HBW,"
+                      " 8);\n   (void)p;\n}\n");
+}
+
+TEST(Format, MoreThanWhitespaceChangedLeftWhole) {
+  // clang-format would split the string literal (new quotes).
+  std::string In =
+      std::string(Head) +
+      "  char *p = (char *)hmplace_malloc(HMPLACE_HBW, sizeof(\"a string "
+      "literal far too long to stay on one line within eighty columns\"));"
+      "\n}\n";
+  expectLeftWhole(In, "more of it than its spacing");
 }
 
 TEST(Format, BrokenStatementJoinedWhenItFitsAgain) {

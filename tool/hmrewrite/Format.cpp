@@ -242,7 +242,7 @@ public:
 private:
   bool needsLook(const Unit &U) const;
   bool standsAlone(const Unit &U) const;
-  std::optional<std::string> aloneForm(const Unit &U);
+  std::optional<std::string> aloneForm(const Unit &U, bool OneLine = false);
   void formatStretches(ArrayRef<Unit> Units);
   void decideLine(const Unit &U, std::optional<std::string> F);
   void decideBroken(const Unit &U);
@@ -259,8 +259,10 @@ private:
   StringRef EOL;
   LangOptions LO;
   tooling::Replacements Wrapped, OneLine; ///< clang-format's, its limit / none
-  /// Statements that stand alone, by indentation and text: their lines.
-  std::map<std::pair<unsigned, std::string>, std::optional<std::string>> Alone;
+  /// Statements that stand alone, by indentation, text and whether on one
+  /// line: their lines.
+  std::map<std::tuple<unsigned, std::string, bool>, std::optional<std::string>>
+      Alone;
   Formatted Out;
 };
 } // namespace
@@ -303,6 +305,20 @@ static bool startsControl(StringRef L) {
   return false;
 }
 
+/// Whether \p O, the code line that opens a block (ending in its `{` when
+/// \p Brace, else followed by a line with the `{` alone), opens a
+/// function's body or a condition's: not a class, an initializer, a
+/// namespace.
+static bool opensBody(StringRef O, bool Brace) {
+  if (startsControl(O))
+    return true;
+  for (StringRef K : {"class", "struct", "union", "enum", "namespace", "extern",
+                      "template", "typedef"})
+    if (O.starts_with(K))
+      return false;
+  return (!Brace || O.ends_with("{")) && !O.contains('=') && O.contains(')');
+}
+
 /// Whether the statement on \p U's line depends on nothing around it but
 /// its depth, so that clang-format lays it out alone as it does in the file:
 /// it begins a statement (the code line before ends one, or opens its
@@ -317,8 +333,11 @@ bool UnitFormatter::standsAlone(const Unit &U) const {
       Style.AlignConsecutiveMacros.Enabled ||
       Style.AlignConsecutiveBitFields.Enabled)
     return false;
+  // A trailing comment is aligned with its neighbours'; one inside the
+  // statement (the caller table's `/* other callers */`) is not.
   StringRef Line = Text.slice(T.Begin[U.First], T.End[U.Last]);
-  if (Line.contains("//") || Line.contains("/*") || Line.contains('\t'))
+  if (Line.contains("//") || Line.rtrim().ends_with("*/") ||
+      Line.contains('\t'))
     return false;
   unsigned Indent = Line.size() - Line.ltrim(" ").size();
   bool Begins = true, Opened = Indent == 0;
@@ -338,15 +357,17 @@ bool UnitFormatter::standsAlone(const Unit &U) const {
       return true;
     if (Prev.size() - Prev.ltrim(" ").size() >= Indent)
       continue;
-    // The line that opens the statement's block.
+    // The line that opens the statement's block; a brace on a line of its
+    // own (Allman, GNU, a function's in Linux style) opens the block of the
+    // code line before it.
     StringRef O = Prev.trim();
-    if (startsControl(O))
-      return true;
-    for (StringRef K : {"class", "struct", "union", "enum", "namespace",
-                        "extern", "template", "typedef"})
-      if (O.starts_with(K))
-        return false;
-    return O.ends_with("{") && !O.contains('=') && O.contains(')');
+    if (O != "{")
+      return opensBody(O, /*Brace=*/true);
+    while (L-- > 0)
+      if (StringRef Head = Text.slice(T.Begin[L], T.End[L]);
+          !T.Directive[L] && isCode(Head))
+        return opensBody(Head.trim(), /*Brace=*/false);
+    return false;
   }
   return Opened;
 }
@@ -356,18 +377,21 @@ bool UnitFormatter::standsAlone(const Unit &U) const {
 /// with the column limit less the columns it is deeper in the file, then
 /// moved to its place. Layout is the same at any depth once the limit is
 /// moved with it. Identical statements at one depth are formatted once.
-std::optional<std::string> UnitFormatter::aloneForm(const Unit &U) {
+/// \p OneLine: on one line, whatever its length (a statement an earlier run
+/// broke, to join).
+std::optional<std::string> UnitFormatter::aloneForm(const Unit &U,
+                                                    bool OneLine) {
   StringRef Line = Text.slice(T.Begin[U.First], T.End[U.Last]);
   StringRef Body = Line.ltrim(" ");
   unsigned Indent = Line.size() - Body.size();
-  auto [It, New] = Alone.try_emplace({Indent, Body.str()});
+  auto [It, New] = Alone.try_emplace({Indent, Body.str(), OneLine});
   if (!New)
     return It->second;
   unsigned Level = Indent ? Style.IndentWidth : 0;
   if (Indent < Level || Indent - Level >= Style.ColumnLimit)
     return It->second = std::nullopt;
   unsigned Shift = Indent - Level;
-  format::FormatStyle S = Style;
+  format::FormatStyle S = OneLine ? oneLineStyle(Style) : Style;
   S.ColumnLimit -= Shift;
   std::string Head = Indent ? "void hmplace_alone() {\n" : "";
   std::string Code = Head + std::string(Level, ' ') + Body.str() + "\n" +
@@ -434,7 +458,7 @@ Formatted UnitFormatter::run(ArrayRef<std::pair<unsigned, unsigned>> Changed) {
   // top-level block they are in.
   std::vector<Unit> InContext;
   for (Unit &U : Units)
-    if (!(U.Alone = !U.Marker && standsAlone(U)))
+    if (!(U.Alone = standsAlone(U)))
       InContext.push_back(U);
   formatStretches(InContext);
   for (const Unit &U : Units) {
@@ -460,24 +484,60 @@ void UnitFormatter::replace(unsigned B, unsigned E, const std::string &New) {
   cantFail(Out.Reps.add(tooling::Replacement(FileName, B, E - B, New)));
 }
 
-/// Whether \p F is \p Line with line breaks put between its tokens and
-/// nothing else changed: the first line is the line's beginning, columns
-/// and all, and the line's text goes on, in order, on the lines after it.
-static bool onlyBreaks(StringRef Line, StringRef F) {
+/// \p Mine laid out on the lines of \p Guide (clang-format's form of the
+/// same statement), nothing else of it taken: where either has a line break
+/// between two characters, the guide's whitespace there (its break and
+/// indentation, or the space a join leaves); elsewhere \p Mine's own
+/// spacing, so that a tree clang-format would respace (`(double *) p`,
+/// three-space indentation) keeps its columns. A continuation the guide
+/// aligns (deeper than \p ContinuationIndent past its line's indentation)
+/// moves by what the spacing kept on its line moved, to stay aligned. None
+/// where the two differ in more than whitespace.
+static std::optional<std::string> respaced(StringRef Mine, StringRef Guide,
+                                           unsigned ContinuationIndent) {
+  auto Run = [](StringRef S, size_t &At) {
+    size_t From = At;
+    while (At < S.size() && isWhitespace(S[At]))
+      ++At;
+    return S.slice(From, At);
+  };
+  std::string Out;
   size_t I = 0, J = 0;
-  while (J < F.size()) {
-    if (F[J] == '\r' || F[J] == '\n') {
-      while (J < F.size() && isWhitespace(F[J]))
-        ++J; // the break and the next line's indentation
-      while (I < Line.size() && isHorizontalWhitespace(Line[I]))
-        ++I;
-      continue;
+  // Columns on the current line, in the output and in the guide; the
+  // statement's indentation in the guide.
+  long OutCol = 0, GuideCol = 0, StmtIndent = 0;
+  for (bool First = true;; First = false) {
+    StringRef MineWS = Run(Mine, I), GuideWS = Run(Guide, J);
+    bool Breaks = MineWS.contains('\n') || GuideWS.contains('\n');
+    if (Breaks && !First && GuideWS.contains('\n')) {
+      size_t NL = GuideWS.rfind('\n');
+      long Indent = long(GuideWS.size() - NL - 1);
+      long Moved = Indent > StmtIndent + long(ContinuationIndent)
+                       ? OutCol - GuideCol
+                       : 0;
+      long Here = std::max(Indent + Moved, StmtIndent + 1);
+      Out += GuideWS.take_front(NL + 1);
+      Out.append(size_t(Here), ' ');
+      OutCol = Here;
+      GuideCol = Indent;
+    } else {
+      StringRef WS = Breaks && !First ? GuideWS : MineWS;
+      Out += WS;
+      OutCol += long(WS.size());
+      GuideCol += long(GuideWS.size());
+      if (First)
+        StmtIndent = long(GuideWS.size());
     }
-    if (I >= Line.size() || Line[I] != F[J])
-      return false;
-    ++I, ++J;
+    if (I >= Mine.size() || J >= Guide.size())
+      break;
+    if (Mine[I] != Guide[J])
+      return std::nullopt;
+    Out += Mine[I];
+    ++I, ++J, ++OutCol, ++GuideCol;
   }
-  return Line.substr(I).trim().empty();
+  if (I < Mine.size() || J < Guide.size())
+    return std::nullopt;
+  return Out;
 }
 
 /// Whether the statement \p F (clang-format's lines for \p Line) ends on
@@ -539,13 +599,14 @@ void UnitFormatter::decideLine(const Unit &U, std::optional<std::string> Form) {
   unsigned Width = widthOf(Now, Style.TabWidth);
   if (!Form)
     return leave(U, Width, "its statement goes on over other lines");
-  const std::string &F = *Form;
-  if (!StringRef(F).contains('\n'))
+  if (!StringRef(*Form).contains('\n'))
     return leave(U, Width, "clang-format finds no place to break it");
-  if (!onlyBreaks(Now, F))
+  std::optional<std::string> Broken =
+      respaced(Now, *Form, Style.ContinuationIndentWidth);
+  if (!Broken)
     return leave(U, Width,
-                 "clang-format would also respace it, which moves the columns "
-                 "plan keys name");
+                 "clang-format would change more of it than its spacing");
+  const std::string &F = *Broken;
   if (!endsStatement(Now, F))
     return leave(U, Width, "its statement goes on over other lines");
   if (!continuationHoldsNoCall(F))
@@ -564,24 +625,42 @@ void UnitFormatter::decideBroken(const Unit &U) {
   unsigned B = T.Begin[U.First], E = T.End[U.Last],
            MarkerEnd = T.End[*U.Marker];
   StringRef Now = Text.slice(B, E);
-  std::string F, One;
-  if (!applyWithin(Text, OneLine, B, E, One) || StringRef(One).contains('\n'))
+  // clang-format's forms, on one line and broken at the limit.
+  std::optional<std::string> Guide, Wrap;
+  if (U.Alone) {
+    Guide = aloneForm(U, /*OneLine=*/true);
+    Wrap = aloneForm(U);
+  } else {
+    std::string G, W;
+    if (applyWithin(Text, OneLine, B, E, G))
+      Guide = G;
+    if (applyWithin(Text, Wrapped, B, E, W))
+      Wrap = W;
+  }
+  std::optional<std::string> One;
+  if (Guide && !StringRef(*Guide).contains('\n'))
+    One = respaced(
+        Now, *Guide,
+        Style.ContinuationIndentWidth); // joined where the earlier run broke it
+  if (!One)
     return leave(U, widest(Now, Style.TabWidth),
                  "its statement goes on over other lines");
-  unsigned Width = widthOf(One, Style.TabWidth);
+  unsigned Width = widthOf(*One, Style.TabWidth);
   if (Width <= Style.ColumnLimit) {
     // Fits again: one line (as it is, if it is one already), no `#line`.
-    replace(B, MarkerEnd, U.First == U.Last ? Now.str() : One);
+    replace(B, MarkerEnd, U.First == U.Last ? Now.str() : *One);
     ++Out.Joined;
     return;
   }
-  if (applyWithin(Text, Wrapped, B, E, F) && onlyBreaks(One, F) &&
-      continuationHoldsNoCall(F)) {
-    replace(B, E, F);
+  std::optional<std::string> Again;
+  if (Wrap)
+    Again = respaced(Now, *Wrap, Style.ContinuationIndentWidth);
+  if (Again && continuationHoldsNoCall(*Again)) {
+    replace(B, E, *Again);
     ++Out.Broken;
     return;
   }
-  replace(B, MarkerEnd, One);
+  replace(B, MarkerEnd, *One);
   leave(U, Width,
         "clang-format would break it before a call, which moves the call to "
         "another line");
