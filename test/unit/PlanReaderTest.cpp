@@ -2,7 +2,8 @@
 //
 // Each malformed plan is an error at its line and column; well-formed edge
 // cases (splits, windows, files: entries, any-case kinds, empty entries,
-// merged calls named by their function) read as written.
+// merged calls and calls without debug info named by their function) read
+// as written.
 //
 //===----------------------------------------------------------------------===//
 #include "plan/Plan.h"
@@ -120,6 +121,24 @@ TEST(PlanReader, MergedCallFramesReadBackAsWritten) {
   // The position a front end computes for a merged call prints the same.
   SourcePos P{"/src/c3.c", 0, 0, "make"};
   EXPECT_EQ(P.str(), "/src/c3.c:0 (make)");
+}
+
+TEST(PlanReader, NoDebugFramesReadBackAsWritten) {
+  for (const char *Text : {"(xalloc)", "(Field<double>::alloc)",
+                           "(main::{lambda(int)#1}::operator())"}) {
+    std::string Err;
+    std::optional<Frame> F = parseFrame(Text, Err);
+    ASSERT_TRUE(F) << Text << ": " << Err;
+    EXPECT_EQ(F->Kind, Frame::Form::NoDebug) << Text;
+    EXPECT_TRUE(F->File.empty());
+    EXPECT_FALSE(F->namesFile());
+    EXPECT_EQ(F->str(), Text);
+  }
+  std::string Err;
+  EXPECT_FALSE(parseFrame("()", Err));
+  EXPECT_NE(Err.find("missing function name"), std::string::npos) << Err;
+  SourcePos P{"", 0, 0, "xalloc"};
+  EXPECT_EQ(P.str(), "(xalloc)");
 }
 
 } // namespace

@@ -107,7 +107,7 @@ std::string unitKey(const ProfileContext &C) {
 }
 
 std::string planFrame(const ProfileFrame &F, const PlanPathNamer &Names) {
-  return F.text(Names.name(F.File));
+  return F.File.empty() ? F.text() : F.text(Names.name(F.File));
 }
 
 std::string percent(double V) {
@@ -416,7 +416,7 @@ PlanPathNamer fileNames(const std::vector<Item> &Items, StringRef PlanDir) {
   std::vector<std::string> Files;
   for (const Item &I : Items)
     for (const ProfileFrame &F : I.U->Sum.Frames)
-      if (!isStdLibraryFile(F.File))
+      if (!F.File.empty() && !isStdLibraryFile(F.File))
         Files.push_back(F.File);
   llvm::sort(Files);
   Files.erase(std::unique(Files.begin(), Files.end()), Files.end());

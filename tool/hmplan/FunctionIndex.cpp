@@ -74,8 +74,8 @@ const FunctionIndex::Decl *FunctionIndex::byGUID(uint64_t G) const {
   return It == ByGUID.end() ? nullptr : It->second;
 }
 
-const std::string *FunctionIndex::calleeAt(StringRef File, unsigned Line,
-                                           unsigned Col) const {
+const FunctionIndex::Callee *
+FunctionIndex::calleeAt(StringRef File, unsigned Line, unsigned Col) const {
   auto It = Calls.find(File.str() + ":" + utostr(Line) + ":" + utostr(Col));
   if (It == Calls.end() || It->second.Allocator)
     return nullptr;
@@ -99,9 +99,9 @@ void FunctionIndex::addSymbols(const object::ObjectFile &Obj) {
   }
 }
 
-bool FunctionIndex::withoutDebugInfo(StringRef Name) const {
-  return Defined.count(Name.str()) && !Described.count(Name.str()) &&
-         !ByName.count(Name.str());
+bool FunctionIndex::withoutDebugInfo(StringRef Symbol) const {
+  return Defined.count(Symbol.str()) && !Described.count(Symbol.str()) &&
+         !ByName.count(Symbol.str());
 }
 
 /// Optimised builds describe each call (DW_TAG_call_site): its callee and
@@ -129,8 +129,9 @@ void FunctionIndex::addCallSite(DWARFContext &Ctx, const DWARFDie &Site) {
   StringRef N(Name);
   if (findAllocFn(N) || N.starts_with("operator new") || N.starts_with("_Zn")) {
     C.Allocator = true;
-  } else if (C.Other.empty()) {
-    C.Other = N.str();
+  } else if (C.Other.Name.empty()) {
+    const char *Link = Callee.getLinkageName();
+    C.Other = {N.str(), Link && *Link ? Link : N.str()};
   }
 }
 

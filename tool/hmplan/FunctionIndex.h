@@ -50,15 +50,20 @@ public:
   const Decl *byGUID(uint64_t G) const;
   const std::map<uint64_t, const Decl *> &guids() const { return ByGUID; }
 
+  /// A function a call calls: its name in the debug info, and its symbol
+  /// (the linkage name; the name where it has none).
+  struct Callee {
+    std::string Name, Symbol;
+  };
   /// The function called at \p File:Line:Col if the debug info's call
   /// sites there call one that is no allocator, and none that is.
-  const std::string *calleeAt(llvm::StringRef File, unsigned Line,
-                              unsigned Col) const;
+  const Callee *calleeAt(llvm::StringRef File, unsigned Line,
+                         unsigned Col) const;
   /// Note the functions \p Obj defines (its symbol table), after build().
   void addSymbols(const llvm::object::ObjectFile &Obj);
-  /// Whether the binary defines \p Name (a function calleeAt gave) but its
-  /// debug info does not: compiled without -g, or from a static library.
-  bool withoutDebugInfo(llvm::StringRef Name) const;
+  /// Whether the binary defines \p Symbol (a function calleeAt gave) but
+  /// its debug info does not: compiled without -g, or from a static library.
+  bool withoutDebugInfo(llvm::StringRef Symbol) const;
 
 private:
   void addCallSite(llvm::DWARFContext &Ctx, const llvm::DWARFDie &Site);
@@ -68,7 +73,7 @@ private:
 
   struct CallsAt {
     bool Allocator = false;
-    std::string Other;
+    Callee Other;
   };
   std::set<std::string> Defined;   ///< function symbols of the binary
   std::set<std::string> Described; ///< short names with debug info

@@ -53,7 +53,11 @@ uint64_t ProfileContext::peakBytes() const {
 }
 
 std::string ProfileFrame::text(StringRef Name) const {
-  // Line 0: a call the optimizer merged, named by its function (SiteKey.h).
+  // Line 0: a call the optimizer merged, named by its function; no file: a
+  // call in a function without debug info, named by the function alone
+  // (SiteKey.h).
+  if (File.empty())
+    return "(" + Function + ")";
   if (Line == 0)
     return (Name + ":0 (" + Function + ")").str();
   // Column 0 on a line: the debug info gives no column (-gno-column-info),
@@ -199,20 +203,22 @@ void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
   }
   if (Ctx.Unnameable.empty()) {
     const ProfileFrame &In = Ctx.Frames.front();
-    if (const std::string *Callee =
+    if (const FunctionIndex::Callee *Callee =
             Index.calleeAt(In.File, In.Line, In.Column)) {
-      if (Index.withoutDebugInfo(*Callee))
-        Ctx.Unnameable =
-            "its innermost frame calls " + *Callee +
-            ", which the binary has without debug info (its file compiled "
-            "without -g, or a static library's): the allocation call in it "
-            "has no frame an entry could name; compile that file with -g "
-            "(or -gline-tables-only) and profile again";
-      else
-        Ctx.Unnameable = "its innermost frame calls " + *Callee +
+      if (Index.withoutDebugInfo(Callee->Symbol)) {
+        // MemProf drops the frames it cannot symbolize: the object was
+        // allocated inside the function the innermost frame calls, which
+        // the binary has without debug info. Its entry names the function
+        // (`(function)`, SiteKey.h), which HmPlace.so finds by name.
+        ProfileFrame PF;
+        PF.Function = functionName(Callee->Symbol, Callee->Name);
+        Ctx.Frames.insert(Ctx.Frames.begin(), std::move(PF));
+      } else {
+        Ctx.Unnameable = "its innermost frame calls " + Callee->Name +
                          ", which no front end places (if it allocates by a "
                          "tail call, that leaves no frame: profile a build "
                          "with -fno-optimize-sibling-calls)";
+      }
     }
   }
   std::string Key = (Ctx.Unnameable.empty() ? "" : "?>") + Ctx.framesKey();
@@ -448,8 +454,20 @@ bool addProfile(StringRef Path, StringRef Binary, Collected &C,
                  " a frame the binary's debug info does not name, or names "
                  "twice (two static functions of one name): those frames "
                  "are left out of the entries");
-  for (const auto &[Key, Ctx] : C.ByKey)
-    C.MergedCalls += Ctx.Frames.front().Line == 0;
+  unsigned NoDebugCalls = 0;
+  for (const auto &[Key, Ctx] : C.ByKey) {
+    C.MergedCalls +=
+        Ctx.Frames.front().Line == 0 && !Ctx.Frames.front().File.empty();
+    NoDebugCalls += Ctx.Frames.front().File.empty();
+  }
+  if (NoDebugCalls)
+    D.report(Path, Severity::Note,
+             Twine(NoDebugCalls) + " call stack" +
+                 (NoDebugCalls == 1 ? " allocates" : "s allocate") +
+                 " inside a function the binary has without debug info: "
+                 "their entries name it as (function), which HmPlace.so "
+                 "places where that function is compiled with the plan and "
+                 "hmrewrite cannot; -g on its file names each call");
   if (C.MergedCalls)
     D.report(Path, Severity::Note,
              Twine(C.MergedCalls) + " call stack" +

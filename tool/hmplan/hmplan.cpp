@@ -326,13 +326,16 @@ static int match(DiagEngine &D) {
     for (StringRef Part : Parts) {
       std::string Err;
       std::optional<Frame> F = parseFrame(Part, Err);
-      if (!F || !F->namesFile()) {
+      if (!F || !(F->namesFile() || F->Kind == Frame::Form::NoDebug)) {
         D.report(Severity::Error, "call '" + Call + "': " +
                                       (F ? "expected a source frame" : Err));
         return 1;
       }
-      C.Frames.push_back(
-          {normalizePath(F->File, Dir), F->Line, F->Column, F->Function});
+      if (F->Kind == Frame::Form::NoDebug) // no file to name
+        C.Frames.push_back({"", 0, 0, F->Function});
+      else
+        C.Frames.push_back(
+            {normalizePath(F->File, Dir), F->Line, F->Column, F->Function});
     }
     M.addCall(std::move(C));
   }

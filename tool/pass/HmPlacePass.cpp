@@ -200,6 +200,9 @@ std::set<std::string> moduleBasenames(const Module &M) {
              DL = DL->getInlinedAt())
           Out.insert(sys::path::filename(DL->getFilename()).str());
   }
+  // The module's own file, which a module without debug info names only
+  // here (the plan's `(function)` entries are loaded for every module).
+  Out.insert(sys::path::filename(M.getSourceFileName()).str());
   return Out;
 }
 
@@ -271,6 +274,14 @@ bool hasDebugInfo(const Module &M) {
     if (CU->getEmissionKind() != DICompileUnit::NoDebug)
       return true;
   return false;
+}
+
+/// Whether \p Fn was compiled with debug info (hasDebugLocation's rule:
+/// the locations remarks alone make do not count).
+bool hasDebugInfo(const Function &Fn) {
+  const DISubprogram *SP = Fn.getSubprogram();
+  const DICompileUnit *CU = SP ? SP->getUnit() : nullptr;
+  return CU && CU->getEmissionKind() != DICompileUnit::NoDebug;
 }
 
 /// Whether \p DL is a debug location the user asked for. Without -g, clang
@@ -638,6 +649,7 @@ private:
   void reportMisses(const SiteMatcher &Matcher);
   void reportUnmatchedHere(const SiteMatcher &Matcher);
   void reportUnmergedHere(const SiteMatcher &Matcher);
+  void reportDebuggedHere(const SiteMatcher &Matcher);
   BuildRecord moduleRecord() const;
   void writeBuildRecord(const SiteMatcher &Matcher);
   void missed(const PlanEntry *E, const std::string &Why) {
@@ -661,7 +673,11 @@ private:
   std::string Path, Resolved;
   const LoadedPlan *L = nullptr;
   std::vector<Site> Sites;
+  unsigned LocatedSites = 0;
   bool SawCallWithoutLoc = false;
+  /// The plan has `(function)` entries: calls in functions without debug
+  /// info are looked at, named by their function.
+  bool NoDebugEntries = false;
   bool Changed = false;
   /// Entries that placed or kept something here; entries that matched a
   /// call here but placed nothing, and why (said by default, recorded).
@@ -706,8 +722,12 @@ bool ModulePlacer::loadPlan() {
   return true;
 }
 
-/// The allocation calls with a location.
+/// The allocation calls with a location (and those in functions without
+/// debug info where the plan names such functions).
 void ModulePlacer::collectSites() {
+  NoDebugEntries = llvm::any_of(L->P->Entries, [](const PlanEntry &E) {
+    return !E.isFileSet() && E.Frames.front().Kind == Frame::Form::NoDebug;
+  });
   // Only Fortran has statements whose calls share a position by design
   // (ALLOCATE of several arrays); object entries need the variable.
   bool Fortran = isFortranModule(M);
@@ -727,9 +747,19 @@ void ModulePlacer::collectSites() {
         if (!isMergedLocation(DL))
           continue;
       } else if (!hasDebugLocation(DL)) {
-        SawCallWithoutLoc = true;
+        // In a function without debug info: named by the function, for
+        // the plan's `(function)` entries.
+        if (NoDebugEntries && !hasDebugInfo(Fn)) {
+          CallContext C;
+          C.Frames.push_back(
+              {"", 0, 0, functionName(Fn.getName(), Fn.getName())});
+          Sites.push_back({CB, F, std::move(C)});
+        } else {
+          SawCallWithoutLoc = true;
+        }
         continue;
       }
+      ++LocatedSites;
       Sites.push_back({CB, F, contextOf(DL)});
       // operator new inside the C++ library: where every container buffer
       // (std::allocator) and make_unique/make_shared object comes from
@@ -744,7 +774,7 @@ void ModulePlacer::collectSites() {
   // -O2 gives its temporaries none. Only a module without debug info at all
   // is the user's mistake; either way the module goes on to write its build
   // record, so that `hmplan summary` counts it.
-  if (At == Stage::Source && SawCallWithoutLoc && Sites.empty() &&
+  if (At == Stage::Source && SawCallWithoutLoc && !LocatedSites &&
       !hasDebugInfo(M))
     report(M,
            "HmPlace: module '" + moduleLabel(M) +
@@ -913,10 +943,40 @@ void ModulePlacer::reportMisses(const SiteMatcher &Matcher) {
                  L->D->describe(E->Loc) + ") places nothing in " +
                  sys::path::filename(moduleLabel(M)).str() + ": " + Why,
              DS_Warning);
-  if (At == Stage::Merged)
+  if (At == Stage::Merged) {
     reportUnmergedHere(Matcher);
-  else
+  } else {
     reportUnmatchedHere(Matcher);
+    reportDebuggedHere(Matcher);
+  }
+}
+
+/// `(function)` entries for a function this module has with debug info:
+/// the entry names the calls of the function built without it (as it was
+/// profiled), which this build names by their lines.
+void ModulePlacer::reportDebuggedHere(const SiteMatcher &Matcher) {
+  if (!NoDebugEntries)
+    return;
+  std::map<std::string, const Function *> Debugged;
+  for (const Function &Fn : M)
+    if (!Fn.isDeclaration() && hasDebugInfo(Fn))
+      Debugged.try_emplace(functionName(Fn.getName(), Fn.getName()), &Fn);
+  for (const PlanEntry *E : Matcher.unmatched()) {
+    const Frame &F = E->Frames.front();
+    if (E->isFileSet() || F.Kind != Frame::Form::NoDebug ||
+        !Debugged.count(F.Function))
+      continue;
+    std::string Why = "this module has " + F.Function +
+                      " with debug info, and the entry names its calls "
+                      "where it has none (as it was profiled): profile "
+                      "this build again to name each call by its line";
+    report(M,
+           "HmPlace: plan entry '" + E->key() + "' (" + L->D->describe(E->Loc) +
+               ") places nothing in " +
+               sys::path::filename(moduleLabel(M)).str() + ": " + Why,
+           DS_Warning);
+    UnmatchedWhy[E] = Why;
+  }
 }
 
 /// Merged entries whose function is in this module's source file but no
@@ -1061,7 +1121,8 @@ BuildRecord ModulePlacer::moduleRecord() const {
   std::set<std::string> Files;
   for (const Site &S : Sites)
     for (const SourcePos &F : S.C.Frames)
-      Files.insert(F.File);
+      if (!F.File.empty()) // a call without debug info names no file
+        Files.insert(F.File);
   for (Function &Fn : M)
     if (const DISubprogram *SP = Fn.getSubprogram())
       Files.insert(normalizePath(SP->getFilename(), SP->getDirectory()));

@@ -180,6 +180,19 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
       continue;
     }
     const Frame &F = E.Frames.front();
+    if (F.Kind == Frame::Form::NoDebug) {
+      ++Stale; // a compile that has the function with debug info says why
+      auto It = Unmatched.find(unsigned(I));
+      D.report(E.KeyLoc, Severity::Warning,
+               "plan entry '" + E.key() +
+                   "' matched nothing in the whole build: " +
+                   (It != Unmatched.end()
+                        ? It->second
+                        : "no allocation call in a function " + F.Function +
+                              " without debug info was compiled with this "
+                              "plan"));
+      continue;
+    }
     bool Seen = F.namesFile() && Built.namedBy(F.File, P.PlanDir);
     if (auto It = Unmatched.find(unsigned(I)); Seen && It != Unmatched.end()) {
       ++Stale; // the compile of its file said why

@@ -79,7 +79,7 @@ bool isStdLibraryFile(StringRef Path) {
 /// Outer frames no build can note: the advisor could not name them, or they
 /// are in the C library's start-up code that every stack ends in.
 static bool unnotable(const Frame &F) {
-  if (F.Kind == Frame::Form::Merged)
+  if (F.Kind == Frame::Form::Merged || F.Kind == Frame::Form::NoDebug)
     return false; // the entry says why below
   if (F.Kind != Frame::Form::Source)
     return true;
@@ -111,11 +111,14 @@ EntryShape shapeOf(const PlanEntry &E) {
     if (E.Frames[I].Kind == Frame::Form::Source)
       continue;
     S.How = EntryShape::Unusable;
-    if (E.Frames[I].Kind == Frame::Form::Merged) {
-      S.Why = "caller frame '" + E.Frames[I].str() +
-              "' names a call the optimizer merged, which cannot be noted as "
-              "a caller; leave the frame out (the frames around it are "
-              "checked as a chain)";
+    if (E.Frames[I].Kind == Frame::Form::Merged ||
+        E.Frames[I].Kind == Frame::Form::NoDebug) {
+      S.Why = "caller frame '" + E.Frames[I].str() + "' names " +
+              (E.Frames[I].Kind == Frame::Form::Merged
+                   ? "a call the optimizer merged"
+                   : "code without debug info") +
+              ", which cannot be noted as a caller; leave the frame out (the "
+              "frames around it are checked as a chain)";
       return S;
     }
     S.Why = "caller frame '" + E.Frames[I].str() + "' is " +
@@ -188,9 +191,15 @@ void pruneChoices(std::vector<ContextChoice> &Choices, int Fallback) {
 std::string contextTableText(const SourcePos &Where,
                              const std::vector<ContextChoice> &Choices,
                              int Fallback) {
-  return contextTableText(
-      contextFrameText(Where.File, Where.Line, Where.Column), Choices,
-      Fallback);
+  // A call named by its function (merged, or without debug info): as
+  // SourcePos::str() writes it, with the file name only.
+  std::string Site =
+      Where.Line || Where.Function.empty()
+          ? contextFrameText(Where.File, Where.Line, Where.Column)
+      : Where.File.empty() ? "(" + Where.Function + ")"
+                           : sys::path::filename(Where.File).str() + ":0 (" +
+                                 Where.Function + ")";
+  return contextTableText(Site, Choices, Fallback);
 }
 
 std::string contextTableText(StringRef Site,

@@ -122,6 +122,10 @@ static std::string writeIndex(const Plan &P, const char *Start, size_t Size) {
     for (const Frame &F : E.Frames)
       if (F.namesFile())
         Bases.insert(baseKey(F.File, P.IgnoreCase));
+    // A function without debug info may be in any file: every compile
+    // loads such an entry (key "").
+    if (E.Frames.front().Kind == Frame::Form::NoDebug)
+      Bases.insert("");
     for (const std::string &B : Bases)
       ByBase[B].push_back(At);
   }
@@ -387,7 +391,8 @@ bool PlanSource::load(StringRef Basename) {
   if (!Idx)
     return false;
   size_t Before = P->Entries.size();
-  for (const std::string &K : {Basename.str(), Basename.lower()}) {
+  for (const std::string &K : {Basename.str(), Basename.lower(),
+                               std::string() /* NoDebug entries */}) {
     auto It = Idx->ByBase.find(K);
     if (It == Idx->ByBase.end())
       continue;
@@ -434,7 +439,7 @@ std::unique_ptr<Plan> loadPlanFor(StringRef Path,
   // files can use, as a plan read through its index does.
   bool IC = P->IgnoreCase;
   llvm::erase_if(P->Entries, [&](const PlanEntry &E) {
-    if (E.isFileSet())
+    if (E.isFileSet() || E.Frames.front().Kind == Frame::Form::NoDebug)
       return false;
     return llvm::none_of(E.Frames, [&](const Frame &F) {
       if (!F.namesFile())

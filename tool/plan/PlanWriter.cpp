@@ -134,8 +134,12 @@ bool writeLocations(const Plan &P, raw_ostream &OS, DiagEngine &D) {
   for (const PlanEntry &E : P.Entries) {
     bool Merged = llvm::any_of(
         E.Frames, [](const Frame &F) { return F.Kind == Frame::Form::Merged; });
+    bool NoDebug = llvm::any_of(E.Frames, [](const Frame &F) {
+      return F.Kind == Frame::Form::NoDebug;
+    });
     const char *What = E.isFileSet()       ? "a set of files"
                        : Merged            ? "a merged call (file:0 (function))"
+                       : NoDebug           ? "a function without debug info"
                        : E.hasWindow()     ? "a size window"
                        : !E.Object.empty() ? "an object"
                        : E.To.isSplit()    ? "a split across kinds"

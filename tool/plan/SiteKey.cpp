@@ -14,6 +14,8 @@ std::string Frame::str() const {
   switch (Kind) {
   case Form::Merged:
     return File + ":0 (" + Function + ")";
+  case Form::NoDebug:
+    return "(" + Function + ")";
   case Form::Binary:
     return File + BinarySep + "0x" + utohexstr(Offset, /*LowerCase=*/true);
   case Form::Unresolved:
@@ -86,6 +88,16 @@ std::optional<Frame> parseFrame(StringRef Text, std::string &Err) {
   // frame of a container entry (Context.h).
   if (T == "std::allocator") {
     F.File = T.str();
+    return F;
+  }
+  if (T.starts_with("(") && T.ends_with(")")) {
+    // The allocation calls of a function without debug info.
+    F.Kind = Frame::Form::NoDebug;
+    F.Function = T.drop_front().drop_back().trim().str();
+    if (F.Function.empty()) {
+      Err = ("missing function name in '" + T + "'; expected (function)").str();
+      return std::nullopt;
+    }
     return F;
   }
   if (T.ends_with(")"))
@@ -185,7 +197,7 @@ std::string normalizePath(StringRef Path, StringRef BaseDir) {
 
 std::string SourcePos::str() const {
   if (Line == 0 && !Function.empty())
-    return File + ":0 (" + Function + ")";
+    return File.empty() ? "(" + Function + ")" : File + ":0 (" + Function + ")";
   return File + ":" + std::to_string(Line) + ":" + std::to_string(Column);
 }
 

@@ -35,6 +35,9 @@ struct Frame {
     /// optimizer merged (two identical calls in an if/else at -O2), whose
     /// debug location is line 0 in that function.
     Merged,
+    /// (function): the allocation calls of a function built without debug
+    /// info, which names no file or line of it.
+    NoDebug,
   };
   Form Kind = Form::Source;
   std::string File; ///< Source: the path as written; Binary: the module.
@@ -42,7 +45,7 @@ struct Frame {
   unsigned Column = 0; ///< 0 means "any column on the line".
   uint64_t Offset = 0; ///< Binary frames only.
   char BinarySep = '!';
-  /// Merged frames only: the function, as functionName() prints it.
+  /// Merged and NoDebug frames: the function, as functionName() prints it.
   std::string Function;
 
   /// The frame as it is written in plans (`solver.c:88:17`, `app!0x4f2a`).
@@ -67,10 +70,11 @@ struct SourcePos {
   unsigned Line = 0;
   unsigned Column = 0;
   /// A call the optimizer merged (line 0): the function it is in, as
-  /// functionName() prints it; File is that function's file.
+  /// functionName() prints it; File is that function's file. A call in a
+  /// function without debug info: the function, File empty, Line 0.
   std::string Function;
-  /// `file:line:col` (a merged call: `file:0 (function)`), as diagnostics
-  /// and remarks print a site.
+  /// `file:line:col` (a merged call: `file:0 (function)`; a call without
+  /// debug info: `(function)`), as diagnostics and remarks print a site.
   std::string str() const;
 };
 

@@ -136,6 +136,11 @@ unsigned SiteMatcher::addCall(CallContext C) {
 
 PathMatch SiteMatcher::matchFrame(const Frame &F, const SourcePos &S,
                                   StringRef CompileDir) const {
+  // A call in a function without debug info is named by the function alone.
+  if (F.Kind == Frame::Form::NoDebug)
+    return S.File.empty() && S.Line == 0 && F.Function == S.Function
+               ? PathMatch::Absolute
+               : PathMatch::None;
   // A merged call (line 0) is named by its function; a source frame by its
   // line and column.
   if (F.Kind == Frame::Form::Merged
@@ -552,6 +557,12 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +
                    "' places nothing: " + notAppliedReason(S));
+    else if (F.Kind == Frame::Form::NoDebug)
+      D.report(E->KeyLoc, Severity::Warning,
+               "plan entry '" + E->key() + "' names the allocation calls of " +
+                   F.Function +
+                   " where it is built without debug info: HmPlace.so places "
+                   "them; the rewrite places nothing for it");
     else if (F.Kind == Frame::Form::Merged)
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +
