@@ -5,8 +5,9 @@
 // keeps the line's own spacing and indentation (a tree clang-format would
 // respace, three-space code, a function's brace on a line of its own); it
 // leaves a line whole (and says why) where a break would move a call or
-// clang-format would change more than whitespace; a rerun joins a
-// statement it broke once it fits again, its spacing kept.
+// clang-format would change more than whitespace; a statement clang-format
+// would re-indent with its block is broken at its own depth; a rerun joins
+// a statement it broke once it fits again, its spacing kept.
 //
 //===----------------------------------------------------------------------===//
 #include "Format.h"
@@ -146,6 +147,28 @@ TEST(Format, ThreeSpaceCodeWithBraceAloneBrokenAndJoined) {
   EXPECT_EQ(F.Joined, 1u);
   EXPECT_EQ(Out, Fn + "   double *p = (double *) hmplace_malloc(HMPLACE_HBW,"
                       " 8);\n   (void)p;\n}\n");
+}
+
+TEST(Format, ReindentedInContextBrokenAtItsOwnDepth) {
+  // After a case label a statement does not stand alone: formatted with its
+  // block, which clang-format would re-indent (LLVM: the case body at 4,
+  // here 6). Broken all the same, the continuation at its depth below the
+  // statement as written.
+  const std::string Fn = "void *f(unsigned long n);\n"
+                         "void g(int c)\n{\n"
+                         "   switch (c) {\n"
+                         "   case 1:\n";
+  std::string In = Fn + "      f(hmplace_malloc(HMPLACE_HBW_PREFERRED, 1000 * "
+                        "sizeof(double) + 64 * 64 + 1 + 2 + 3 + 4 + 5));\n"
+                        "   }\n}\n",
+              Out;
+  Formatted F = format(In, "hmplace_malloc", 14, Out);
+  EXPECT_EQ(F.Broken, 1u);
+  EXPECT_TRUE(F.Left.empty());
+  EXPECT_EQ(Out, Fn +
+                     "      f(hmplace_malloc(HMPLACE_HBW_PREFERRED,\n"
+                     "                       1000 * sizeof(double) + 64 * 64 + "
+                     "1 + 2 + 3 + 4 + 5));\n#line 7\n   }\n}\n");
 }
 
 TEST(Format, MoreThanWhitespaceChangedLeftWhole) {

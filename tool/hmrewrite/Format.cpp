@@ -152,6 +152,15 @@ static bool applyWithin(StringRef Text, const tooling::Replacements &Reps,
     unsigned RB = R.getOffset(), RE = RB + R.getLength();
     if (RE < B || RB > E || (RE == B && R.getLength()))
       continue;
+    // The line's indentation, which clang-format replaces together with the
+    // line break before it (code it would indent otherwise): the new
+    // indentation.
+    if (RB < B && RE <= E && Text.slice(RB, RE).trim().empty()) {
+      StringRef New = R.getReplacementText();
+      Out += New.substr(New.find_last_of('\n') + 1);
+      Pos = RE;
+      continue;
+    }
     if (RB < B || RE > E)
       return false;
     Out += Text.slice(Pos, RB);
@@ -490,9 +499,10 @@ void UnitFormatter::replace(unsigned B, unsigned E, const std::string &New) {
 /// indentation, or the space a join leaves); elsewhere \p Mine's own
 /// spacing, so that a tree clang-format would respace (`(double *) p`,
 /// three-space indentation) keeps its columns. A continuation the guide
-/// aligns (deeper than \p ContinuationIndent past its line's indentation)
-/// moves by what the spacing kept on its line moved, to stay aligned. None
-/// where the two differ in more than whitespace.
+/// aligns (deeper than \p ContinuationIndent past the statement's
+/// indentation) moves by what the spacing kept on its line moved, to stay
+/// aligned; another keeps its depth below the statement's indentation as
+/// written. None where the two differ in more than whitespace.
 static std::optional<std::string> respaced(StringRef Mine, StringRef Guide,
                                            unsigned ContinuationIndent) {
   auto Run = [](StringRef S, size_t &At) {
@@ -504,8 +514,8 @@ static std::optional<std::string> respaced(StringRef Mine, StringRef Guide,
   std::string Out;
   size_t I = 0, J = 0;
   // Columns on the current line, in the output and in the guide; the
-  // statement's indentation in the guide.
-  long OutCol = 0, GuideCol = 0, StmtIndent = 0;
+  // statement's indentation in the guide and as written.
+  long OutCol = 0, GuideCol = 0, StmtIndent = 0, MineIndent = 0;
   for (bool First = true;; First = false) {
     StringRef MineWS = Run(Mine, I), GuideWS = Run(Guide, J);
     bool Breaks = MineWS.contains('\n') || GuideWS.contains('\n');
@@ -514,8 +524,8 @@ static std::optional<std::string> respaced(StringRef Mine, StringRef Guide,
       long Indent = long(GuideWS.size() - NL - 1);
       long Moved = Indent > StmtIndent + long(ContinuationIndent)
                        ? OutCol - GuideCol
-                       : 0;
-      long Here = std::max(Indent + Moved, StmtIndent + 1);
+                       : MineIndent - StmtIndent;
+      long Here = std::max(Indent + Moved, MineIndent + 1);
       Out += GuideWS.take_front(NL + 1);
       Out.append(size_t(Here), ' ');
       OutCol = Here;
@@ -525,8 +535,10 @@ static std::optional<std::string> respaced(StringRef Mine, StringRef Guide,
       Out += WS;
       OutCol += long(WS.size());
       GuideCol += long(GuideWS.size());
-      if (First)
+      if (First) {
         StmtIndent = long(GuideWS.size());
+        MineIndent = long(MineWS.size());
+      }
     }
     if (I >= Mine.size() || J >= Guide.size())
       break;
