@@ -192,6 +192,9 @@ TEST(IndexedProfile, ShortOrSectionlessLeftToTheReader) {
   EXPECT_TRUE(fitIndexedProfile(P, LLVM22, Patched, Why));
   write64le(&P[40], 4096); // past the end
   EXPECT_TRUE(fitIndexedProfile(P, LLVM22, Patched, Why));
+  write64le(&P[40], ~uint64_t(3)); // past the end, and wrapping past zero
+  EXPECT_TRUE(fitIndexedProfile(P, LLVM22, Patched, Why));
+  EXPECT_FALSE(isOldMemProf(P, LLVM22));
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "llvm/Support/Endian.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -23,8 +24,14 @@ uint64_t word(StringRef Data, size_t At) {
 } // namespace
 
 /// The memory profile section's version: its first word (version 0 has no
-/// version there but an offset, which is past the header).
-static uint64_t memProfVersion(StringRef Data, uint64_t At) {
+/// version there but an offset, which is past the header). None where the
+/// profile has no such section, or it begins past the end.
+static std::optional<uint64_t> memProfVersion(StringRef Data) {
+  if (Data.size() < HeaderMin)
+    return std::nullopt;
+  uint64_t At = word(Data, MemProfOffsetAt);
+  if (!At || At > Data.size() || Data.size() - At < 8)
+    return std::nullopt;
   uint64_t First = word(Data, At);
   return First < HeaderMin ? First : 0;
 }
@@ -45,9 +52,8 @@ bool fitIndexedProfile(StringRef Data, const IndexedReader &Reader,
           "wrote them";
     return false;
   }
-  uint64_t MemProfAt = word(Data, MemProfOffsetAt);
-  if (MemProfAt && MemProfAt + 8 <= Data.size()) {
-    uint64_t MemProf = memProfVersion(Data, MemProfAt);
+  if (std::optional<uint64_t> V = memProfVersion(Data)) {
+    uint64_t MemProf = *V;
     // Versions 0 and 1 are read by readOldMemProf whatever the reader.
     if ((MemProf < Reader.MemProfMin && MemProf > 1) ||
         MemProf > Reader.MemProfMax) {
@@ -72,13 +78,8 @@ bool fitIndexedProfile(StringRef Data, const IndexedReader &Reader,
 }
 
 bool isOldMemProf(StringRef Data, const IndexedReader &Reader) {
-  if (Data.size() < HeaderMin)
-    return false;
-  uint64_t MemProfAt = word(Data, MemProfOffsetAt);
-  if (!MemProfAt || MemProfAt > Data.size() || Data.size() - MemProfAt < 8)
-    return false;
-  uint64_t MemProf = memProfVersion(Data, MemProfAt);
-  return MemProf <= 1 && MemProf < Reader.MemProfMin;
+  std::optional<uint64_t> V = memProfVersion(Data);
+  return V && *V <= 1 && *V < Reader.MemProfMin;
 }
 
 namespace {
