@@ -56,10 +56,8 @@ std::string ProfileFrame::text(StringRef Name) const {
   // Line 0: a call the optimizer merged, named by its function; no file: a
   // call in a function without debug info, named by the function alone
   // (SiteKey.h).
-  if (File.empty())
-    return "(" + Function + ")";
   if (Line == 0)
-    return (Name + ":0 (" + Function + ")").str();
+    return functionFrameText(File.empty() ? "" : Name, Function);
   // Column 0 on a line: the debug info gives no column (-gno-column-info),
   // and the frame matches any call of its line.
   if (Column == 0)
@@ -102,7 +100,6 @@ struct Collected {
   std::map<std::string, ProfileContext> Record; ///< the record being read
   unsigned Unresolved = 0;    ///< contexts with a frame the index lacks
   unsigned MergedCallers = 0; ///< contexts with a caller frame at line 0
-  unsigned MergedCalls = 0;   ///< contexts allocated at a merged call
   /// Contexts, and those whose allocating function (the innermost physical
   /// one) keeps no frame pointer, of which outside `main`.
   unsigned Contexts = 0, InnermostNoFP = 0, NoFPOutsideMain = 0;
@@ -447,42 +444,37 @@ bool addProfile(StringRef Path, StringRef Binary, Collected &C,
              "(hmcc --profile adds it) and profile again");
     return false;
   }
-  if (C.Unresolved)
-    D.report(Path, Severity::Note,
-             Twine(C.Unresolved) + " call stack" +
-                 (C.Unresolved == 1 ? " has" : "s have") +
-                 " a frame the binary's debug info does not name, or names "
-                 "twice (two static functions of one name): those frames "
-                 "are left out of the entries");
-  unsigned NoDebugCalls = 0;
+  // Notes that count call stacks: "1 call stack has", "2 call stacks have".
+  auto Note = [&](unsigned N, StringRef Verb, StringRef Verbs,
+                  const Twine &Rest) {
+    if (N)
+      D.report(Path, Severity::Note,
+               Twine(N) + " call stack" + (N == 1 ? " " + Verb : "s " + Verbs) +
+                   " " + Rest);
+  };
+  Note(C.Unresolved, "has", "have",
+       "a frame the binary's debug info does not name, or names twice (two "
+       "static functions of one name): those frames are left out of the "
+       "entries");
+  unsigned NoDebugCalls = 0, MergedCalls = 0;
   for (const auto &[Key, Ctx] : C.ByKey) {
-    C.MergedCalls +=
-        Ctx.Frames.front().Line == 0 && !Ctx.Frames.front().File.empty();
-    NoDebugCalls += Ctx.Frames.front().File.empty();
+    const ProfileFrame &In = Ctx.Frames.front();
+    MergedCalls += In.Line == 0 && !In.File.empty();
+    NoDebugCalls += In.File.empty();
   }
-  if (NoDebugCalls)
-    D.report(Path, Severity::Note,
-             Twine(NoDebugCalls) + " call stack" +
-                 (NoDebugCalls == 1 ? " allocates" : "s allocate") +
-                 " inside a function the binary has without debug info: "
-                 "their entries name it as (function), which HmPlace.so "
-                 "places where that function is compiled with the plan and "
-                 "hmrewrite cannot; -g on its file names each call");
-  if (C.MergedCalls)
-    D.report(Path, Severity::Note,
-             Twine(C.MergedCalls) + " call stack" +
-                 (C.MergedCalls == 1 ? " allocates" : "s allocate") +
-                 " at a call the optimizer merged with another (line 0): "
-                 "their entries name it as file:0 (function), which "
-                 "HmPlace.so places in an optimised build and hmrewrite "
-                 "cannot; hmcc --profile keeps the calls apart");
-  if (C.MergedCallers)
-    D.report(Path, Severity::Note,
-             Twine(C.MergedCallers) + " call stack" +
-                 (C.MergedCallers == 1 ? " has" : "s have") +
-                 " a caller frame without a line of its own (calls the "
-                 "optimizer merged): "
-                 "those frames are left out of the entries");
+  Note(NoDebugCalls, "allocates", "allocate",
+       "inside a function the binary has without debug info: their entries "
+       "name it as (function), which HmPlace.so places where that function "
+       "is compiled with the plan and hmrewrite cannot; -g on its file names "
+       "each call");
+  Note(MergedCalls, "allocates", "allocate",
+       "at a call the optimizer merged with another (line 0): their entries "
+       "name it as file:0 (function), which HmPlace.so places in an "
+       "optimised build and hmrewrite cannot; hmcc --profile keeps the calls "
+       "apart");
+  Note(C.MergedCallers, "has", "have",
+       "a caller frame without a line of its own (calls the optimizer "
+       "merged): those frames are left out of the entries");
   for (const std::string &F : C.NoFP)
     if (!is_contained(Blind.NoFramePointer, F))
       Blind.NoFramePointer.push_back(F);

@@ -276,34 +276,31 @@ bool hasDebugInfo(const Module &M) {
   return false;
 }
 
-/// Whether \p Fn was compiled with debug info (hasDebugLocation's rule:
-/// the locations remarks alone make do not count).
-bool hasDebugInfo(const Function &Fn) {
-  const DISubprogram *SP = Fn.getSubprogram();
+/// Whether \p SP is in a compile unit that emits debug info. Without -g,
+/// clang still tracks locations when remarks are requested (-Rpass), in a
+/// unit that emits none (NoDebug): placing by those would make the result
+/// depend on whether someone watched, so they count as none.
+bool emitsDebugInfo(const DISubprogram *SP) {
   const DICompileUnit *CU = SP ? SP->getUnit() : nullptr;
   return CU && CU->getEmissionKind() != DICompileUnit::NoDebug;
 }
 
-/// Whether \p DL is a debug location the user asked for. Without -g, clang
-/// still tracks locations when remarks are requested (-Rpass), in a compile
-/// unit that emits no debug info (NoDebug): placing by those would make the
-/// result depend on whether someone watched, so they count as none.
+/// Whether \p Fn was compiled with debug info.
+bool hasDebugInfo(const Function &Fn) {
+  return emitsDebugInfo(Fn.getSubprogram());
+}
+
+/// Whether \p DL is a debug location the user asked for (emitsDebugInfo).
 bool hasDebugLocation(const DILocation *DL) {
-  if (!DL || DL->getLine() == 0)
-    return false;
-  const DISubprogram *SP = DL->getScope()->getSubprogram();
-  const DICompileUnit *CU = SP ? SP->getUnit() : nullptr;
-  return CU && CU->getEmissionKind() != DICompileUnit::NoDebug;
+  return DL && DL->getLine() != 0 &&
+         emitsDebugInfo(DL->getScope()->getSubprogram());
 }
 
 /// Whether \p DL is where the optimizer merged calls: line 0 in a function
-/// of a compile unit with debug info (hasDebugLocation's rule otherwise).
+/// of a compile unit with debug info.
 bool isMergedLocation(const DILocation *DL) {
-  if (!DL || DL->getLine() != 0)
-    return false;
-  const DISubprogram *SP = DL->getScope()->getSubprogram();
-  const DICompileUnit *CU = SP ? SP->getUnit() : nullptr;
-  return CU && CU->getEmissionKind() != DICompileUnit::NoDebug;
+  return DL && DL->getLine() == 0 &&
+         emitsDebugInfo(DL->getScope()->getSubprogram());
 }
 
 /// The call's frames: its own position, then the positions it was inlined
@@ -652,6 +649,21 @@ private:
   void reportDebuggedHere(const SiteMatcher &Matcher);
   BuildRecord moduleRecord() const;
   void writeBuildRecord(const SiteMatcher &Matcher);
+  /// Say by default that \p E places nothing in the file \p File, and why.
+  void placesNothing(const PlanEntry *E, StringRef File,
+                     const std::string &Why) {
+    report(M,
+           "HmPlace: plan entry '" + E->key() + "' (" + L->D->describe(E->Loc) +
+               ") places nothing in " + sys::path::filename(File) + ": " + Why,
+           DS_Warning);
+  }
+  /// The directory the module was compiled in (its last compile unit's).
+  std::string compileDir() const {
+    std::string Dir;
+    for (const DICompileUnit *CU : M.debug_compile_units())
+      Dir = CU->getDirectory().str();
+    return Dir;
+  }
   void missed(const PlanEntry *E, const std::string &Why) {
     if (E)
       Missed.try_emplace(E, Why);
@@ -662,9 +674,7 @@ private:
   /// Whether this stage decides \p E: merged entries at the end, the others
   /// at the start.
   bool decides(const PlanEntry &E) const {
-    bool Merged =
-        !E.isFileSet() && E.Frames.front().Kind == Frame::Form::Merged;
-    return Merged == (At == Stage::Merged);
+    return E.innermostIs(Frame::Form::Merged) == (At == Stage::Merged);
   }
 
   Module &M;
@@ -726,7 +736,7 @@ bool ModulePlacer::loadPlan() {
 /// debug info where the plan names such functions).
 void ModulePlacer::collectSites() {
   NoDebugEntries = llvm::any_of(L->P->Entries, [](const PlanEntry &E) {
-    return !E.isFileSet() && E.Frames.front().Kind == Frame::Form::NoDebug;
+    return E.innermostIs(Frame::Form::NoDebug);
   });
   // Only Fortran has statements whose calls share a position by design
   // (ALLOCATE of several arrays); object entries need the variable.
@@ -938,11 +948,7 @@ void ModulePlacer::noteCallers(SiteMatcher &Matcher) {
 void ModulePlacer::reportMisses(const SiteMatcher &Matcher) {
   for (const auto &[E, Why] : Missed)
     if (!Applied.count(E))
-      report(M,
-             "HmPlace: plan entry '" + E->key() + "' (" +
-                 L->D->describe(E->Loc) + ") places nothing in " +
-                 sys::path::filename(moduleLabel(M)).str() + ": " + Why,
-             DS_Warning);
+      placesNothing(E, moduleLabel(M), Why);
   if (At == Stage::Merged) {
     reportUnmergedHere(Matcher);
   } else {
@@ -963,18 +969,13 @@ void ModulePlacer::reportDebuggedHere(const SiteMatcher &Matcher) {
       Debugged.try_emplace(functionName(Fn.getName(), Fn.getName()), &Fn);
   for (const PlanEntry *E : Matcher.unmatched()) {
     const Frame &F = E->Frames.front();
-    if (E->isFileSet() || F.Kind != Frame::Form::NoDebug ||
-        !Debugged.count(F.Function))
+    if (!E->innermostIs(Frame::Form::NoDebug) || !Debugged.count(F.Function))
       continue;
     std::string Why = "this module has " + F.Function +
                       " with debug info, and the entry names its calls "
                       "where it has none (as it was profiled): profile "
                       "this build again to name each call by its line";
-    report(M,
-           "HmPlace: plan entry '" + E->key() + "' (" + L->D->describe(E->Loc) +
-               ") places nothing in " +
-               sys::path::filename(moduleLabel(M)).str() + ": " + Why,
-           DS_Warning);
+    placesNothing(E, moduleLabel(M), Why);
     UnmatchedWhy[E] = Why;
   }
 }
@@ -987,9 +988,7 @@ void ModulePlacer::reportUnmergedHere(const SiteMatcher &Matcher) {
   std::string Source = moduleOrigin(M);
   if (Source.empty())
     return;
-  std::string Dir;
-  for (const DICompileUnit *CU : M.debug_compile_units())
-    Dir = CU->getDirectory().str();
+  std::string Dir = compileDir();
   for (const PlanEntry *E : Matcher.unmatched()) {
     const Frame &F = E->Frames.front();
     if (!decides(*E) || Matcher.shape(*E).How == EntryShape::Unusable)
@@ -1003,11 +1002,7 @@ void ModulePlacer::reportUnmergedHere(const SiteMatcher &Matcher) {
         "and with hmcc --profile's options, and those only the code "
         "generator merges are not seen here; an entry per call "
         "(file:line:col, from a profile through hmcc --profile) places them";
-    report(M,
-           "HmPlace: plan entry '" + E->key() + "' (" + L->D->describe(E->Loc) +
-               ") places nothing in " + sys::path::filename(Source).str() +
-               ": " + Why,
-           DS_Warning);
+    placesNothing(E, Source, Why);
     UnmatchedWhy[E] = "in " + sys::path::filename(Source).str() + ", " + Why;
   }
 }
@@ -1019,9 +1014,7 @@ void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
   std::string Source = moduleOrigin(M);
   if (Source.empty())
     return;
-  std::string Dir;
-  for (const DICompileUnit *CU : M.debug_compile_units())
-    Dir = CU->getDirectory().str();
+  std::string Dir = compileDir();
   bool FullDebug = false;
   for (const DICompileUnit *CU : M.debug_compile_units())
     FullDebug |= CU->getEmissionKind() == DICompileUnit::FullDebug;
@@ -1084,11 +1077,7 @@ void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
                      "-O2 drops some; try -O1)"
                    : " (its allocation calls have no debug location)";
     }
-    report(M,
-           "HmPlace: plan entry '" + E->key() + "' (" + L->D->describe(E->Loc) +
-               ") places nothing in " + sys::path::filename(Source).str() +
-               ": " + Why,
-           DS_Warning);
+    placesNothing(E, Source, Why);
     UnmatchedWhy[E] = "in " + sys::path::filename(Source).str() + ", " + Why;
   }
 }
@@ -1164,7 +1153,7 @@ void ModulePlacer::writeBuildRecord(const SiteMatcher &Matcher) {
   }
   if (At == Stage::Source &&
       llvm::any_of(L->P->Entries, [](const PlanEntry &E) {
-        return !E.isFileSet() && E.Frames.front().Kind == Frame::Form::Merged;
+        return E.innermostIs(Frame::Form::Merged);
       })) {
     std::lock_guard<std::mutex> G(Pending.Lock);
     Pending.ByModule[PendingRecords::key(M)] = R;

@@ -196,9 +196,7 @@ std::string contextTableText(const SourcePos &Where,
   std::string Site =
       Where.Line || Where.Function.empty()
           ? contextFrameText(Where.File, Where.Line, Where.Column)
-      : Where.File.empty() ? "(" + Where.Function + ")"
-                           : sys::path::filename(Where.File).str() + ":0 (" +
-                                 Where.Function + ")";
+          : functionFrameText(sys::path::filename(Where.File), Where.Function);
   return contextTableText(Site, Choices, Fallback);
 }
 

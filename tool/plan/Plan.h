@@ -90,6 +90,11 @@ struct PlanEntry {
   /// (line 0), which names no call.
   std::vector<std::string> Files;
   bool isFileSet() const { return !Files.empty(); }
+  /// Whether the entry's allocation call is a frame of form \p K (a merged
+  /// call, a function without debug info).
+  bool innermostIs(Frame::Form K) const {
+    return !isFileSet() && Frames.front().Kind == K;
+  }
   llvm::SMLoc Loc; ///< the entry itself
   llvm::SMLoc KeyLoc, KindLoc;
   /// Position in the whole plan (a plan loaded for one compile holds only

@@ -124,7 +124,7 @@ static std::string writeIndex(const Plan &P, const char *Start, size_t Size) {
         Bases.insert(baseKey(F.File, P.IgnoreCase));
     // A function without debug info may be in any file: every compile
     // loads such an entry (key "").
-    if (E.Frames.front().Kind == Frame::Form::NoDebug)
+    if (E.innermostIs(Frame::Form::NoDebug))
       Bases.insert("");
     for (const std::string &B : Bases)
       ByBase[B].push_back(At);
@@ -439,7 +439,7 @@ std::unique_ptr<Plan> loadPlanFor(StringRef Path,
   // files can use, as a plan read through its index does.
   bool IC = P->IgnoreCase;
   llvm::erase_if(P->Entries, [&](const PlanEntry &E) {
-    if (E.isFileSet() || E.Frames.front().Kind == Frame::Form::NoDebug)
+    if (E.isFileSet() || E.innermostIs(Frame::Form::NoDebug))
       return false;
     return llvm::none_of(E.Frames, [&](const Frame &F) {
       if (!F.namesFile())

@@ -13,9 +13,9 @@ namespace hmplace {
 std::string Frame::str() const {
   switch (Kind) {
   case Form::Merged:
-    return File + ":0 (" + Function + ")";
+    return functionFrameText(File, Function);
   case Form::NoDebug:
-    return "(" + Function + ")";
+    return functionFrameText("", Function);
   case Form::Binary:
     return File + BinarySep + "0x" + utohexstr(Offset, /*LowerCase=*/true);
   case Form::Unresolved:
@@ -195,9 +195,14 @@ std::string normalizePath(StringRef Path, StringRef BaseDir) {
   return std::string(P);
 }
 
+std::string functionFrameText(StringRef File, StringRef Function) {
+  return File.empty() ? ("(" + Function + ")").str()
+                      : (File + ":0 (" + Function + ")").str();
+}
+
 std::string SourcePos::str() const {
   if (Line == 0 && !Function.empty())
-    return File.empty() ? "(" + Function + ")" : File + ":0 (" + Function + ")";
+    return functionFrameText(File, Function);
   return File + ":" + std::to_string(Line) + ":" + std::to_string(Column);
 }
 

@@ -78,6 +78,11 @@ struct SourcePos {
   std::string str() const;
 };
 
+/// A call named by its function, as plans write it: `file:0 (function)` (a
+/// call the optimizer merged), `(function)` where \p File is empty (a call
+/// without debug info).
+std::string functionFrameText(llvm::StringRef File, llvm::StringRef Function);
+
 /// How plans name a function (the `function` of `file:0 (function)`):
 /// qualified, without its parameter list (`std::vector<double>::vector`,
 /// `Field<double>::Field`), from its linkage name, else \p Short (C,
