@@ -2,8 +2,10 @@
 //
 // fitIndexedProfile on indexed profile headers as LLVM 19's and 22's
 // llvm-profdata write them: a newer header of a known layout is read as the
-// reader's own version (its variant flags kept), a memory profile section
-// newer than the reader knows is refused with the versions it reads, one of
+// reader's own version (its variant flags kept), LLVM 22's memory profile
+// version 4 as version 3 for LLVM 19 (its header moved to where the summary
+// ends; one whose summary runs past the end refused), a memory profile
+// section newer than that is refused with the versions it reads, one of
 // version 0 or 1 that the reader dropped goes to readOldMemProf, and a
 // header newer than any hmplan knows is refused. readOldMemProf on a
 // section written here byte by byte: its record with frames and fields,
@@ -59,10 +61,47 @@ TEST(IndexedProfile, OwnOrOlderHeaderReadAsItIs) {
 
 TEST(IndexedProfile, MemProfNewerThanTheReaderRefused) {
   std::string Patched, Why;
-  EXPECT_FALSE(fitIndexedProfile(profile(13, 4), LLVM19, Patched, Why));
-  EXPECT_NE(Why.find("version 4, newer than LLVM 19"), std::string::npos);
-  EXPECT_NE(Why.find("(0 to 3)"), std::string::npos);
+  EXPECT_FALSE(fitIndexedProfile(profile(13, 5), LLVM19, Patched, Why));
+  EXPECT_NE(Why.find("version 5, newer than hmplan reads with LLVM 19"),
+            std::string::npos);
+  EXPECT_NE(Why.find("(0 to 4)"), std::string::npos);
   EXPECT_NE(Why.find("--memprof-version=3"), std::string::npos);
+  EXPECT_FALSE(fitIndexedProfile(profile(13, 5), LLVM22, Patched, Why));
+  EXPECT_NE(Why.find("version 5, newer than hmplan reads with LLVM 22"),
+            std::string::npos);
+  EXPECT_NE(Why.find("(2 to 4)"), std::string::npos);
+}
+
+TEST(IndexedProfile, MemProfFourReadAsThreeByLLVM19) {
+  // Version 4: version, four offsets, a summary of two fields, the schema.
+  std::string P = profile(13, 4);
+  for (unsigned I = 1; I <= 4; ++I)
+    write64le(&P[64 + 8 * I], 1000 + I);
+  llvm::support::endian::write32le(&P[104], 2);
+  write64le(&P[108], 0x5151), write64le(&P[116], 0x5252); // to 124
+  std::string Patched, Why;
+  ASSERT_TRUE(fitIndexedProfile(P, LLVM19, Patched, Why)) << Why;
+  ASSERT_EQ(Patched.size(), P.size());
+  EXPECT_EQ(read64le(&Patched[8]), 12 | MemProfFlag);
+  // Version 3's header ends where the summary ended: version, the offsets
+  // of the call stacks, the records' payload and their table.
+  uint64_t Start = read64le(&Patched[40]);
+  ASSERT_EQ(Start, 124u - 32);
+  EXPECT_EQ(read64le(&Patched[Start]), 3u);
+  for (unsigned I = 1; I <= 3; ++I)
+    EXPECT_EQ(read64le(&Patched[Start + 8 * I]), 1000 + I);
+  // LLVM 22 reads it as it is.
+  EXPECT_TRUE(fitIndexedProfile(P, LLVM22, Patched, Why));
+  EXPECT_TRUE(Patched.empty());
+}
+
+TEST(IndexedProfile, MemProfFourWithItsSummaryCutRefused) {
+  std::string P = profile(13, 4), Patched, Why;
+  llvm::support::endian::write32le(&P[104], 3); // 24 bytes from 108: 132
+  EXPECT_FALSE(fitIndexedProfile(P, LLVM19, Patched, Why));
+  EXPECT_NE(Why.find("version 4) is cut short"), std::string::npos);
+  llvm::support::endian::write32le(&P[104], 0xffffffff);
+  EXPECT_FALSE(fitIndexedProfile(P, LLVM19, Patched, Why));
 }
 
 TEST(IndexedProfile, MemProfVersionsZeroAndOneReadByHmplan) {

@@ -36,6 +36,35 @@ static std::optional<uint64_t> memProfVersion(StringRef Data) {
   return First < HeaderMin ? First : 0;
 }
 
+/// Where the version 4 memory profile section of \p Data would begin as
+/// version 3, whose layout is 4's without its fourth offset (the data access
+/// profile's) and its summary (a 32-bit field count, then the fields):
+/// ending where 4's summary ends, before the schema, so that every offset
+/// and the frames after the schema stay where they are. None where the
+/// summary runs past the end.
+static std::optional<uint64_t> versionThreeAt(StringRef Data) {
+  uint64_t At = word(Data, MemProfOffsetAt);
+  constexpr uint64_t CountAt = 8 + 4 * 8, SummaryAt = CountAt + 4;
+  if (Data.size() - At < SummaryAt)
+    return std::nullopt;
+  uint64_t Fields = support::endian::read32le(Data.data() + At + CountAt);
+  if ((Data.size() - At - SummaryAt) / 8 < Fields)
+    return std::nullopt;
+  return At + SummaryAt + 8 * Fields - 4 * 8;
+}
+
+/// \p P's version 4 memory profile section as version 3 beginning at
+/// \p Start (versionThreeAt): its version, its first three offsets, and the
+/// header's offset of the section.
+static void writeVersionThree(std::string &P, uint64_t Start) {
+  uint64_t At = word(P, MemProfOffsetAt);
+  uint64_t Offsets[3] = {word(P, At + 8), word(P, At + 16), word(P, At + 24)};
+  support::endian::write64le(P.data() + Start, 3);
+  for (unsigned I = 0; I < 3; ++I)
+    support::endian::write64le(P.data() + Start + 8 + 8 * I, Offsets[I]);
+  support::endian::write64le(P.data() + MemProfOffsetAt, Start);
+}
+
 bool fitIndexedProfile(StringRef Data, const IndexedReader &Reader,
                        std::string &Patched, std::string &Why) {
   Patched.clear();
@@ -52,28 +81,38 @@ bool fitIndexedProfile(StringRef Data, const IndexedReader &Reader,
           "wrote them";
     return false;
   }
+  bool AsThree = false;
   if (std::optional<uint64_t> V = memProfVersion(Data)) {
     uint64_t MemProf = *V;
-    // Versions 0 and 1 are read by readOldMemProf whatever the reader.
-    if ((MemProf < Reader.MemProfMin && MemProf > 1) ||
-        MemProf > Reader.MemProfMax) {
+    // Versions 0 and 1 are read by readOldMemProf whatever the reader;
+    // version 4 by a reader of 3 as 3 (versionThreeAt).
+    AsThree = MemProf == 4 && Reader.MemProfMax == 3;
+    if (AsThree && !versionThreeAt(Data)) {
+      Why = "its memory profile (version 4) is cut short: its summary runs "
+            "past the end of the file";
+      return false;
+    }
+    uint64_t Max = Reader.MemProfMax == 3 ? 4 : Reader.MemProfMax;
+    if ((MemProf < Reader.MemProfMin && MemProf > 1) || MemProf > Max) {
       Why = "its memory profile is version " + std::to_string(MemProf) +
-            (MemProf > Reader.MemProfMax ? ", newer" : ", older") +
-            " than LLVM " + std::to_string(Reader.LLVMMajor) +
-            ", which this hmplan was built with, reads (" +
-            std::to_string(Reader.MemProfMin) + " to " +
-            std::to_string(Reader.MemProfMax) +
+            (MemProf > Max ? ", newer" : ", older") + " than hmplan reads " +
+            "with LLVM " + std::to_string(Reader.LLVMMajor) + " (" +
+            std::to_string(Reader.MemProfMin) + " to " + std::to_string(Max) +
             "): merge the raw profiles again with `llvm-profdata merge "
             "--memprof-version=3 --memprof-full-schema` (LLVM 19 and 22 "
             "both write it), or give hmplan the raw profiles";
       return false;
     }
   }
-  if (Version <= Reader.Version)
+  if (Version <= Reader.Version && !AsThree)
     return true;
   Patched = Data.str();
-  support::endian::write64le(Patched.data() + VersionAt,
-                             (Word & ~uint64_t(0xffffffffu)) | Reader.Version);
+  if (Version > Reader.Version)
+    support::endian::write64le(Patched.data() + VersionAt,
+                               (Word & ~uint64_t(0xffffffffu)) |
+                                   Reader.Version);
+  if (AsThree)
+    writeVersionThree(Patched, *versionThreeAt(Data));
   return true;
 }
 

@@ -6,11 +6,12 @@
 // llvm-profdata writes version 13, which LLVM 19 (version 12) calls
 // "unsupported", though version 13 changed only the default hash of
 // frontend PGO (InstrProf.h), nothing a memory profile holds. A profile of a
-// known newer version is read as its older self; one whose memory profile
-// section is newer than the reader knows (LLVM 22's 4 for LLVM 19) is
-// refused with how to merge it again. LLVM 22's reader dropped the memory
-// profile versions 0 and 1 (LLVM 19's default merge writes 0): hmplan reads
-// those itself (readOldMemProf).
+// known newer version is read as its older self; LLVM 22's memory profile
+// version 4 as version 3 for LLVM 19 (4 is 3 with a summary and one more
+// offset in its header); one whose memory profile section is newer than
+// that is refused with how to merge it again. LLVM 22's reader dropped the
+// memory profile versions 0 and 1 (LLVM 19's default merge writes 0): hmplan
+// reads those itself (readOldMemProf).
 //
 //===----------------------------------------------------------------------===//
 #ifndef HMPLACE_HMPLAN_INDEXEDPROFILE_H
@@ -41,7 +42,7 @@ struct IndexedReader {
 /// Whether the indexed profile \p Data can be read by \p Reader. False with
 /// \p Why when it cannot; true otherwise, with \p Patched set to the bytes
 /// to read instead of \p Data where the header's version had to be lowered
-/// (empty: read \p Data as it is).
+/// or the memory profile read as version 3 (empty: read \p Data as it is).
 bool fitIndexedProfile(llvm::StringRef Data, const IndexedReader &Reader,
                        std::string &Patched, std::string &Why);
 

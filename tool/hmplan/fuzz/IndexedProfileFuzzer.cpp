@@ -3,9 +3,12 @@
 /// \file
 /// Feeds arbitrary bytes to HmPlace's own reader of the memory profile
 /// versions 0 and 1 in an indexed profile (IndexedProfile.h), which LLVM
-/// 22's reader no longer reads. It must never read outside the input, and
-/// say why when it refuses (and only then); what it hands out is read
-/// whole (ASan checks the frames' and fields' memory).
+/// 22's reader no longer reads, and to fitIndexedProfile, which rewrites
+/// headers (version 4's memory profile as 3's) for LLVM 19's and 22's
+/// readers. Neither may read outside the input; each says why when it
+/// refuses (and only then); what the reader hands out is read whole (ASan
+/// checks the frames' and fields' memory); a rewritten profile keeps the
+/// input's length.
 ///
 //===----------------------------------------------------------------------===//
 #include "IndexedProfile.h"
@@ -33,5 +36,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       Why);
   if (OK != Why.empty())
     abort(); // refused without saying why, or accepted with a reason
+  for (IndexedReader Reader :
+       {IndexedReader{19, 12, 0, 3}, IndexedReader{22, 13, 2, 4}}) {
+    std::string Patched, Refused;
+    bool Fits = fitIndexedProfile(Copy, Reader, Patched, Refused);
+    if (Fits != Refused.empty() || (!Patched.empty() && Patched.size() != Size))
+      abort();
+  }
   return 0;
 }
