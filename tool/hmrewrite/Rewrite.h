@@ -242,6 +242,10 @@ private:
   /// Plan entries that place nothing although a call they name was found:
   /// the call or a caller frame could not be edited, entries conflict.
   std::set<const PlanEntry *> NotApplied;
+  /// Entries of the ordinary heap that matched no call
+  /// (SiteMatcher::placesNothingAnywhere): a note each, not applied but
+  /// placing nothing either way.
+  unsigned HeapUnmatched = 0;
   /// What was done, by file: the summary counts only the files written.
   struct Tally {
     unsigned Placed = 0, Dispatch = 0, Noted = 0, AlreadyPlaced = 0,

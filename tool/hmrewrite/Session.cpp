@@ -476,6 +476,9 @@ bool RewriteSession::finish() {
     Cov.Inactive = unexaminedCalls();
     for (const PlanEntry *E : Matcher->reportUsage(D, &Cov))
       NotApplied.insert(E);
+    HeapUnmatched = llvm::count_if(Matcher->unmatched(), [&](auto *E) {
+      return Matcher->placesNothingAnywhere(*E);
+    });
     for (const PlanEntry *E : Matcher->reportUnnoted(D))
       NotApplied.insert(E);
   }
@@ -666,6 +669,11 @@ std::string RewriteSession::summary(
   if (!NotApplied.empty())
     Out += "; " + count(NotApplied.size(), "plan entry", "plan entries") +
            " not applied (see the warnings)";
+  if (HeapUnmatched)
+    Out += "; " +
+           count(HeapUnmatched, "entry of the ordinary heap",
+                 "entries of the ordinary heap") +
+           " matched no call (see the notes; they place nothing either way)";
   if (unsigned N = skippedCount())
     Out += "; " + count(N, "allocation call", "allocation calls") +
            " in inactive preprocessor branches not examined (-v names them)";

@@ -267,9 +267,19 @@ public:
   /// warnings into errors.
   /// With \p C, an entry that matched nothing and names a file that failed
   /// or that no parsed file read is reported as not examined, not as stale.
-  /// Returns the entries warned about that place nothing.
+  /// Returns the entries warned about that place nothing. An entry that
+  /// matched nothing and would place nothing wherever its call is now
+  /// (placesNothingAnywhere) gets a note instead and is not returned: a
+  /// reformat moves the calls of the ordinary heap's entries, which the
+  /// rewrite leaves as they are, beyond finding.
   std::vector<const PlanEntry *> reportUsage(DiagEngine &D,
                                              const Coverage *C = nullptr) const;
+  /// Whether \p E keeps its call on the ordinary heap, which the call is on
+  /// without it: a site or stack entry of the heap naming a source line, in
+  /// a plan no `files:` entry places anything with (an entry of the heap may
+  /// be a `files:` entry's exception). Where such a call also has entries
+  /// that place, the rewrite writes the call with what finds them all again.
+  bool placesNothingAnywhere(const PlanEntry &E) const;
   /// Warn about stack entries whose innermost frame matched a call but one of
   /// whose caller frames matched no noted call: they can never apply. Only
   /// for front ends that see the whole program (hmrewrite); after isNoted()

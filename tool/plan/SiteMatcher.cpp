@@ -84,6 +84,16 @@ static std::vector<uint64_t> chainOf(const PlanEntry &E, const EntryShape &S) {
   return Ids;
 }
 
+bool SiteMatcher::placesNothingAnywhere(const PlanEntry &E) const {
+  EntryShape::Mode How = shape(E).How;
+  return E.To.isHeap() && !E.isFileSet() &&
+         (How == EntryShape::Site || How == EntryShape::Stack) &&
+         E.innermostIs(Frame::Form::Source) &&
+         llvm::none_of(P.Entries, [](const PlanEntry &F) {
+           return F.isFileSet() && !F.To.isHeap();
+         });
+}
+
 std::vector<bool> SiteMatcher::chainsNeeded() const {
   std::vector<bool> Needed(P.Entries.size(), true);
   // Entries by the allocation call they may share; whether a `files:`
@@ -551,6 +561,15 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
         Out.push_back(E);
         continue;
       }
+    }
+    if (placesNothingAnywhere(*E)) {
+      D.report(E->KeyLoc, Severity::Note,
+               "plan entry '" + E->key() + "' (" + E->To.Spelling +
+                   ": the ordinary heap) matched no allocation call: the "
+                   "plan is stale or its call moved (a reformat, an edit); "
+                   "it places nothing either way, its call stays on the "
+                   "ordinary heap");
+      continue;
     }
     Out.push_back(E);
     if (S.How == EntryShape::Unusable)
