@@ -10,6 +10,10 @@
  * for pointers, the validated payload with its footer) mallocs the block,
  * then initialises or copies into it. Anything the runtime allocates after
  * that (SOURCE= deep copies of allocatable components) stays on the heap.
+ * The runtime calls that allocate a result (MATMUL, PACK, RESHAPE, ...) or
+ * reallocate an assignment's allocatable (_FortranAAssign) are bracketed
+ * the same way: their first malloc is the result's, as the profile, which
+ * brackets them too, counted it.
  *
  * Why this and not another way, for flang 19 (measured on Debian's
  * libFortranRuntime.a): the runtime has no allocator registry yet (newer

@@ -750,7 +750,7 @@ void ModulePlacer::collectSites() {
       if (!Callee || !Callee->isDeclaration())
         continue;
       const IRAllocFn *F = findIRAllocFn(Callee->getName());
-      if (!F || CB->arg_size() != F->NumArgs)
+      if (!F || !takesArgs(*F, CB->arg_size()))
         continue;
       const DILocation *DL = CB->getDebugLoc().get();
       if (At == Stage::Merged) {

@@ -65,7 +65,7 @@ PreservedAnalyses ProfilePrepPass::run(Module &M, ModuleAnalysisManager &) {
       if (auto *CB = dyn_cast<CallBase>(&I))
         if (Function *Callee = CB->getCalledFunction())
           if (const IRAllocFn *A = findIRAllocFn(Callee->getName()))
-            if (A->Scoped && CB->arg_size() == A->NumArgs)
+            if (A->Scoped && takesArgs(*A, CB->arg_size()))
               Runtime.push_back(CB);
   }
   for (CallBase *CB : Runtime)

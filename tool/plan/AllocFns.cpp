@@ -104,6 +104,27 @@ static const IRAllocFn FortranFns[] = {
      "ALLOCATE(SOURCE=) of a POINTER", true},
 };
 
+// flang's runtime entry points that allocate what they return, or the
+// variable they assign (every rank, type and kind a name of its own: matched
+// by the family's prefix, any arguments): the result of MATMUL, PACK,
+// RESHAPE, ... and an allocatable reallocated by an assignment
+// (`c = matmul(a, b)`). Like a runtime ALLOCATE, the first malloc inside
+// the call is the result's (runtime/scope.c); the runtime is built without
+// frame pointers, so without the bracket the profile holds these arrays
+// with no frame of the program, and no plan could name them.
+static const IRAllocFn FortranResultFns[] = {
+    {"_FortranAAssign", nullptr, 0, AnyArgs, "an assignment to an allocatable",
+     true},
+    {"_FortranAMatmul", nullptr, 0, AnyArgs, "MATMUL", true},
+    {"_FortranATranspose", nullptr, 0, AnyArgs, "TRANSPOSE", true},
+    {"_FortranAPack", nullptr, 0, AnyArgs, "PACK", true},
+    {"_FortranAUnpack", nullptr, 0, AnyArgs, "UNPACK", true},
+    {"_FortranAReshape", nullptr, 0, AnyArgs, "RESHAPE", true},
+    {"_FortranACshift", nullptr, 0, AnyArgs, "CSHIFT", true},
+    {"_FortranAEoshift", nullptr, 0, AnyArgs, "EOSHIFT", true},
+    {"_FortranASpread", nullptr, 0, AnyArgs, "SPREAD", true},
+};
+
 const IRAllocFn *findIRAllocFn(StringRef Name) {
   static const std::vector<IRAllocFn> All = [] {
     std::vector<IRAllocFn> V;
@@ -118,6 +139,10 @@ const IRAllocFn *findIRAllocFn(StringRef Name) {
   for (const IRAllocFn &F : All)
     if (Name == F.Name)
       return &F;
+  if (Name.starts_with("_FortranA"))
+    for (const IRAllocFn &F : FortranResultFns)
+      if (Name.starts_with(F.Name))
+        return &F;
   return nullptr;
 }
 

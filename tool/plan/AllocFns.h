@@ -57,13 +57,21 @@ struct IRAllocFn {
   unsigned NumArgs;   ///< arguments of the original
   const char *Source; ///< what a person calls it: malloc, operator new[]
   /// A Fortran runtime entry point that allocates inside flang's runtime
-  /// library (ALLOCATE with STAT=, SOURCE=, of POINTERs, ...): not replaced
+  /// library (ALLOCATE with STAT=, SOURCE=, of POINTERs, ...; an
+  /// intrinsic's result, an assignment's reallocation): not replaced
   /// (Placed is null) but bracketed by hmplace_scope_enter(kind) /
   /// hmplace_scope_exit(), see runtime/scope.c.
   bool Scoped = false;
   int SizeArg = -1, SizeArg2 = -1; ///< as AllocFn's, in the original call
   const char *Heap = nullptr;      ///< as AllocFn's
 };
+
+/// IRAllocFn::NumArgs of a family of functions that differ in their
+/// arguments.
+constexpr unsigned AnyArgs = ~0u;
+inline bool takesArgs(const IRAllocFn &F, unsigned N) {
+  return F.NumArgs == AnyArgs || F.NumArgs == N;
+}
 
 /// The IR allocation function named \p Name, or nullptr. free, realloc's
 /// dispatching form and operator delete are not here: the pass leaves frees
