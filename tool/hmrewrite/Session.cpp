@@ -474,11 +474,8 @@ bool RewriteSession::finish() {
     Cov.ListUnexamined = Verbose;
     Cov.NotLoaded = Src ? Src->unloaded() : 0;
     Cov.Inactive = unexaminedCalls();
-    for (const PlanEntry *E : Matcher->reportUsage(D, &Cov))
+    for (const PlanEntry *E : Matcher->reportUsage(D, &Cov, &HeapUnmatched))
       NotApplied.insert(E);
-    HeapUnmatched = llvm::count_if(Matcher->unmatched(), [&](auto *E) {
-      return Matcher->placesNothingAnywhere(*E);
-    });
     for (const PlanEntry *E : Matcher->reportUnnoted(D))
       NotApplied.insert(E);
   }

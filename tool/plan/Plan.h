@@ -271,9 +271,11 @@ public:
   /// matched nothing and would place nothing wherever its call is now
   /// (placesNothingAnywhere) gets a note instead and is not returned: a
   /// reformat moves the calls of the ordinary heap's entries, which the
-  /// rewrite leaves as they are, beyond finding.
-  std::vector<const PlanEntry *> reportUsage(DiagEngine &D,
-                                             const Coverage *C = nullptr) const;
+  /// rewrite leaves as they are, beyond finding; \p HeapNoted counts those
+  /// notes.
+  std::vector<const PlanEntry *>
+  reportUsage(DiagEngine &D, const Coverage *C = nullptr,
+              unsigned *HeapNoted = nullptr) const;
   /// Whether \p E keeps its call on the ordinary heap, which the call is on
   /// without it: a site or stack entry of the heap naming a source line, in
   /// a plan no `files:` entry places anything with (an entry of the heap may

@@ -507,7 +507,8 @@ std::vector<const PlanEntry *> SiteMatcher::reportUnnoted(DiagEngine &D) const {
 }
 
 std::vector<const PlanEntry *>
-SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
+SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C,
+                         unsigned *HeapNoted) const {
   std::vector<const PlanEntry *> Out;
   FileSet Read(P.IgnoreCase), Failed(P.IgnoreCase);
   if (C) {
@@ -569,6 +570,8 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C) const {
                    "plan is stale or its call moved (a reformat, an edit); "
                    "it places nothing either way, its call stays on the "
                    "ordinary heap");
+      if (HeapNoted)
+        ++*HeapNoted;
       continue;
     }
     Out.push_back(E);
