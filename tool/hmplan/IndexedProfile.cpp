@@ -81,13 +81,13 @@ bool fitIndexedProfile(StringRef Data, const IndexedReader &Reader,
           "wrote them";
     return false;
   }
-  bool AsThree = false;
+  std::optional<uint64_t> ThreeAt; // where version 4 begins as 3
   if (std::optional<uint64_t> V = memProfVersion(Data)) {
     uint64_t MemProf = *V;
     // Versions 0 and 1 are read by readOldMemProf whatever the reader;
     // version 4 by a reader of 3 as 3 (versionThreeAt).
-    AsThree = MemProf == 4 && Reader.MemProfMax == 3;
-    if (AsThree && !versionThreeAt(Data)) {
+    bool AsThree = MemProf == 4 && Reader.MemProfMax == 3;
+    if (AsThree && !(ThreeAt = versionThreeAt(Data))) {
       Why = "its memory profile (version 4) is cut short: its summary runs "
             "past the end of the file";
       return false;
@@ -104,15 +104,15 @@ bool fitIndexedProfile(StringRef Data, const IndexedReader &Reader,
       return false;
     }
   }
-  if (Version <= Reader.Version && !AsThree)
+  if (Version <= Reader.Version && !ThreeAt)
     return true;
   Patched = Data.str();
   if (Version > Reader.Version)
     support::endian::write64le(Patched.data() + VersionAt,
                                (Word & ~uint64_t(0xffffffffu)) |
                                    Reader.Version);
-  if (AsThree)
-    writeVersionThree(Patched, *versionThreeAt(Data));
+  if (ThreeAt)
+    writeVersionThree(Patched, *ThreeAt);
   return true;
 }
 

@@ -361,6 +361,8 @@ private:
 
   const Plan &P;
   std::vector<EntryShape> Shapes; ///< per entry, in plan order
+  /// Some `files:` entry places anything (it may be any call's fallback).
+  bool PlacingFiles = false;
   std::multimap<unsigned, const PlanEntry *> ByLine; ///< frame 0 line
   std::vector<const PlanEntry *> ContainerEntries;
   std::vector<const PlanEntry *> FileSetEntries;

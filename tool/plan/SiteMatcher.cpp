@@ -44,6 +44,11 @@ SiteMatcher::SiteMatcher(const Plan &P) : P(P) {
   Shapes.reserve(P.Entries.size());
   for (const PlanEntry &E : P.Entries)
     Shapes.push_back(shapeOf(E));
+  // Whether a `files:` entry (which may be any call's fallback) places
+  // anything.
+  for (size_t I = 0; I < P.Entries.size(); ++I)
+    PlacingFiles |= P.Entries[I].isFileSet() && !P.Entries[I].To.isHeap() &&
+                    Shapes[I].How != EntryShape::Unusable;
   // A caller chain matters only where the allocation call would go
   // somewhere else without it for a stack it matches (to the fallback: a
   // site entry's kind or the heap; to an overlapping chain of another
@@ -86,27 +91,18 @@ static std::vector<uint64_t> chainOf(const PlanEntry &E, const EntryShape &S) {
 
 bool SiteMatcher::placesNothingAnywhere(const PlanEntry &E) const {
   EntryShape::Mode How = shape(E).How;
-  return E.To.isHeap() && !E.isFileSet() &&
+  return E.To.isHeap() && !PlacingFiles &&
          (How == EntryShape::Site || How == EntryShape::Stack) &&
-         E.innermostIs(Frame::Form::Source) &&
-         llvm::none_of(P.Entries, [](const PlanEntry &F) {
-           return F.isFileSet() && !F.To.isHeap();
-         });
+         E.innermostIs(Frame::Form::Source);
 }
 
 std::vector<bool> SiteMatcher::chainsNeeded() const {
   std::vector<bool> Needed(P.Entries.size(), true);
-  // Entries by the allocation call they may share; whether a `files:`
-  // entry (which may be any call's fallback) places anything.
+  // Entries by the allocation call they may share.
   std::map<std::pair<std::string, unsigned>, std::vector<size_t>> Shared;
-  bool PlacingFiles = false;
   for (size_t I = 0; I < P.Entries.size(); ++I) {
     const PlanEntry &E = P.Entries[I];
-    if (Shapes[I].How == EntryShape::Unusable)
-      continue;
-    if (E.isFileSet())
-      PlacingFiles |= !E.To.isHeap();
-    else
+    if (Shapes[I].How != EntryShape::Unusable && !E.isFileSet())
       Shared[innerKey(E, Shapes[I])].push_back(I);
   }
   auto Same = [](const PlanEntry &A, const PlanEntry &B) {
