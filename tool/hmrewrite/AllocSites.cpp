@@ -70,6 +70,7 @@ CallRecord *AllocSites::start(SourceLocation Begin, const AllocFn *Fn,
     LastKeyFile = &L.normalize(LastPresumed);
   }
   R.Key = {*LastKeyFile, PL.getLine(), L.keyColumn(At, PL.getColumn())};
+  R.Joined = L.joinedKey(At, R.Key);
   return &R;
 }
 

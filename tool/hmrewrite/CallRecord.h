@@ -105,6 +105,9 @@ struct CallRecord {
   bool AlreadyPlaced = false; ///< a placed hmplace_* call (rewritten before)
   bool Dispatching = false;   ///< hmplace_free, hmplace_realloc
   SourcePos Key;              ///< the site key (expansion position)
+  /// On a later line of a statement an earlier run broke (Format.h): its
+  /// key where the statement joined again puts it, which a rerun tries too.
+  std::optional<SourcePos> Joined;
   llvm::StringRef CompileDir; ///< interned by the session
   /// Where an edit would go (spelling positions), if the call can be edited.
   enum EditState { Editable, InMacroBody, InSystemHeader, InOtherFile };

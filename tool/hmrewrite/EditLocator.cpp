@@ -49,6 +49,37 @@ unsigned EditLocator::keyColumn(SourceLocation FileLoc, unsigned Column) {
   return Column - addedBetween(It->second, LineStart, Off);
 }
 
+std::optional<SourcePos> EditLocator::joinedKey(SourceLocation FileLoc,
+                                                const SourcePos &Key) {
+  FileID FID = SM.getFileID(FileLoc);
+  auto [It, New] = Joined.try_emplace(FID);
+  if (New)
+    if (const FileFacts &F = factsOf(FID); !F.System && !F.Path.empty())
+      It->second =
+          joinedStatements(F.Path, SM.getBufferData(FID), treeStyle(F.Path));
+  unsigned Off = SM.getFileOffset(FileLoc);
+  const std::vector<JoinedStatement> &Ss = It->second;
+  auto S = llvm::upper_bound(Ss, Off, [](unsigned O, const JoinedStatement &J) {
+    return O < J.Begin;
+  });
+  if (S == Ss.begin() || Off >= (--S)->End)
+    return std::nullopt;
+  StringRef Buf = SM.getBufferData(FID);
+  size_t FirstEnd = Buf.find('\n', S->Begin);
+  if (Off <= FirstEnd)
+    return std::nullopt; // on the first line: where it was
+  // The column on the joined line, less what earlier runs added before it.
+  unsigned Column = S->joinedOffset(Buf, Off) + 1;
+  if (auto A = Added.find(FID); A != Added.end())
+    for (auto [B, E] : A->second)
+      if (E > S->Begin && B < Off)
+        Column -= S->joinedOffset(Buf, std::min(E, Off)) -
+                  S->joinedOffset(Buf, std::max(B, S->Begin));
+  return SourcePos{Key.File,
+                   SM.getPresumedLineNumber(SM.getComposedLoc(FID, S->Begin)),
+                   Column};
+}
+
 SourceLocation EditLocator::insertionLoc(SourceLocation L) const {
   while (L.isMacroID()) {
     if (SM.isMacroArgExpansion(L))

@@ -14,6 +14,7 @@
 #define HMPLACE_HMREWRITE_EDITLOCATOR_H
 
 #include "CallRecord.h"
+#include "Format.h"
 #include "Harmless.h"
 
 #include "clang/AST/ASTContext.h"
@@ -76,6 +77,13 @@ public:
   /// a plan key names.
   unsigned keyColumn(clang::SourceLocation FileLoc, unsigned Column);
 
+  /// For a call at \p FileLoc on a later line of a statement an earlier
+  /// run broke at the column limit (Format.h): \p Key where the statement
+  /// joined again puts it (its first line, the column there before the run
+  /// added text). None elsewhere.
+  std::optional<SourcePos> joinedKey(clang::SourceLocation FileLoc,
+                                     const SourcePos &Key);
+
   /// \p Path made absolute against the TU's directory, normalized (one
   /// normalizer per TU: keys name the same few paths thousands of times).
   const std::string &normalize(llvm::StringRef Path) const {
@@ -98,6 +106,8 @@ private:
   /// What earlier runs added, by file (computed when first asked).
   llvm::DenseMap<clang::FileID, std::vector<std::pair<unsigned, unsigned>>>
       Added;
+  /// The statements earlier runs broke, by file (computed when first asked).
+  llvm::DenseMap<clang::FileID, std::vector<JoinedStatement>> Joined;
   HarmlessCalls Harmless{Ctx};
 };
 

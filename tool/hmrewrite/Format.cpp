@@ -3,6 +3,7 @@
 #include "RawTokens.h"
 #include "Spelling.h"
 #include "Wrappers.h"
+#include "plan/AllocFns.h"
 
 #include "clang/Basic/CharInfo.h"
 #include "llvm/ADT/STLExtras.h"
@@ -247,8 +248,10 @@ public:
     LO.CPlusPlus11 = LO.CPlusPlus;
   }
   Formatted run(ArrayRef<std::pair<unsigned, unsigned>> Changed);
+  std::vector<JoinedStatement> joined();
 
 private:
+  std::optional<std::string> oneLineForm(const Unit &U);
   bool needsLook(const Unit &U) const;
   bool standsAlone(const Unit &U) const;
   std::optional<std::string> aloneForm(const Unit &U, bool OneLine = false);
@@ -571,11 +574,60 @@ static bool endsStatement(StringRef Line, StringRef F) {
           Head.starts_with("while") || Head.starts_with("switch"));
 }
 
+/// Where in \p Buf, from \p From on, the calls an earlier run placed or
+/// made dispatching are (`hmplace_malloc(`, `new (HMPLACE_HBW)`, and a
+/// placed array new's `[`, which callsIn takes for a subscript): a rerun
+/// finds them on a later line of a broken statement by where joining puts
+/// them.
+static std::set<unsigned> placedCalls(const std::string &Buf, unsigned From,
+                                      const LangOptions &LO) {
+  std::set<unsigned> Out;
+  RawTokens R(Buf, From, LO);
+  for (R.next(); !R.atEnd();) {
+    StringRef Id = R.identifier();
+    unsigned At = R.offset();
+    bool TakesKind = false;
+    R.next();
+    if (Id.starts_with("hmplace_") && findReplacedAllocFn(Id, TakesKind))
+      Out.insert(At);
+    if (Id != "new" || R.tok().isNot(tok::l_paren))
+      continue;
+    if (!R.next().isAnyIdentifier() ||
+        !R.identifier().starts_with("HMPLACE_") || !R.skipToClose())
+      continue;
+    Out.insert(At);
+    // The type, up to its array bound.
+    while (R.next().isAnyIdentifier() ||
+           R.tok().isOneOf(tok::coloncolon, tok::star, tok::less, tok::greater,
+                           tok::comma))
+      ;
+    if (R.tok().is(tok::l_square))
+      Out.insert(R.offset());
+  }
+  return Out;
+}
+
+/// Whether a line of \p F (a statement's lines) ends in `{` or begins with
+/// `}`, comments aside.
+static bool opensOrClosesBlock(StringRef F) {
+  for (StringRef Rest = F; !Rest.empty();) {
+    auto [L, R] = Rest.split('\n');
+    Rest = R;
+    L = L.trim();
+    if (size_t C = L.find("//"); C != StringRef::npos)
+      L = L.take_front(C).rtrim();
+    if (L.starts_with("}") || L.ends_with("{"))
+      return true;
+  }
+  return false;
+}
+
 /// Whether the lines after the first of \p F hold no call a plan could
 /// name by its place. The call a wrapper on the first line notes
 /// (HMPLACE_CALLER(HMPLACE_AT(19, 15), call(...))) is named by the wrapper's
 /// frame, and a rerun finds it on the wrapper's line: it may move (no
-/// wrapper may begin on a later line).
+/// wrapper may begin on a later line). A call an earlier run placed may
+/// move: nothing keys it but a rerun, which finds it (joinedStatements).
 bool UnitFormatter::continuationHoldsNoCall(StringRef F) const {
   std::string Buf = F.str();
   size_t FirstEnd = Buf.find('\n');
@@ -590,8 +642,14 @@ bool UnitFormatter::continuationHoldsNoCall(StringRef F) const {
           !C.empty())
         Noted.insert(C.front());
   }
+  // A rerun joins a statement to find the calls that moved: one that opens
+  // or closes a block (a function's body on one line, a lambda) joins to
+  // no single line.
+  std::set<unsigned> Placed;
+  if (!opensOrClosesBlock(F))
+    Placed = placedCalls(Buf, unsigned(FirstEnd), LO);
   for (unsigned C : callsIn(Buf, unsigned(FirstEnd), unsigned(Buf.size()), LO))
-    if (!Noted.count(C))
+    if (!Noted.count(C) && !Placed.count(C))
       return false;
   // Every wrapper begins on the first line: a rerun keys the call in it by
   // the line the wrapper begins on.
@@ -630,6 +688,21 @@ void UnitFormatter::decideLine(const Unit &U, std::optional<std::string> Form) {
   ++Out.Broken;
 }
 
+/// A statement an earlier run broke, joined where it was broken: its text
+/// with clang-format's spacing of one line there. None where clang-format
+/// would change more than its spacing.
+std::optional<std::string> UnitFormatter::oneLineForm(const Unit &U) {
+  unsigned B = T.Begin[U.First], E = T.End[U.Last];
+  std::optional<std::string> Guide;
+  if (std::string G; U.Alone)
+    Guide = aloneForm(U, /*OneLine=*/true);
+  else if (applyWithin(Text, OneLine, B, E, G))
+    Guide = G;
+  if (!Guide || StringRef(*Guide).contains('\n'))
+    return std::nullopt;
+  return respaced(Text.slice(B, E), *Guide, Style.ContinuationIndentWidth);
+}
+
 /// A statement an earlier run broke, edited again: joined when it fits,
 /// else broken again (its `#line` stays); joined and left whole if a break
 /// would now move a call.
@@ -637,23 +710,7 @@ void UnitFormatter::decideBroken(const Unit &U) {
   unsigned B = T.Begin[U.First], E = T.End[U.Last],
            MarkerEnd = T.End[*U.Marker];
   StringRef Now = Text.slice(B, E);
-  // clang-format's forms, on one line and broken at the limit.
-  std::optional<std::string> Guide, Wrap;
-  if (U.Alone) {
-    Guide = aloneForm(U, /*OneLine=*/true);
-    Wrap = aloneForm(U);
-  } else {
-    std::string G, W;
-    if (applyWithin(Text, OneLine, B, E, G))
-      Guide = G;
-    if (applyWithin(Text, Wrapped, B, E, W))
-      Wrap = W;
-  }
-  std::optional<std::string> One;
-  if (Guide && !StringRef(*Guide).contains('\n'))
-    One = respaced(
-        Now, *Guide,
-        Style.ContinuationIndentWidth); // joined where the earlier run broke it
+  std::optional<std::string> One = oneLineForm(U);
   if (!One)
     return leave(U, widest(Now, Style.TabWidth),
                  "its statement goes on over other lines");
@@ -664,7 +721,12 @@ void UnitFormatter::decideBroken(const Unit &U) {
     ++Out.Joined;
     return;
   }
-  std::optional<std::string> Again;
+  // clang-format's form broken at the limit.
+  std::optional<std::string> Wrap, Again;
+  if (std::string W; U.Alone)
+    Wrap = aloneForm(U);
+  else if (applyWithin(Text, Wrapped, B, E, W))
+    Wrap = W;
   if (Wrap)
     Again = respaced(Now, *Wrap, Style.ContinuationIndentWidth);
   if (Again && continuationHoldsNoCall(*Again)) {
@@ -676,6 +738,53 @@ void UnitFormatter::decideBroken(const Unit &U) {
   leave(U, Width,
         "clang-format would break it before a call, which moves the call to "
         "another line");
+}
+
+std::vector<JoinedStatement> UnitFormatter::joined() {
+  std::vector<JoinedStatement> Out;
+  std::vector<Unit> Units, InContext;
+  for (auto &[First, U] : brokenStatements(T))
+    if (U.First < U.Last)
+      Units.push_back(U);
+  for (Unit &U : Units)
+    if (!(U.Alone = standsAlone(U)))
+      InContext.push_back(U);
+  formatStretches(InContext);
+  for (const Unit &U : Units)
+    if (std::optional<std::string> One = oneLineForm(U))
+      Out.push_back({T.Begin[U.First], T.End[U.Last], std::move(*One)});
+  return Out;
+}
+
+unsigned JoinedStatement::joinedOffset(StringRef Text, unsigned Offset) const {
+  // The two hold the same characters but for whitespace, and whitespace
+  // where the other has some (respaced).
+  StringRef Now = Text.slice(Begin, End);
+  size_t Want = std::min<size_t>(Offset - Begin, Now.size()), I = 0, J = 0;
+  auto RunEnd = [](StringRef S, size_t At) {
+    while (At < S.size() && isWhitespace(S[At]))
+      ++At;
+    return At;
+  };
+  while (I < Want) {
+    size_t IE = RunEnd(Now, I), JE = RunEnd(OneLine, J);
+    if (IE == I) {
+      ++I, J = JE + 1;
+      continue;
+    }
+    if (Want < IE)
+      return unsigned(J + std::min(Want - I, JE - J));
+    I = IE, J = JE;
+  }
+  return unsigned(std::min(J, OneLine.size()));
+}
+
+std::vector<JoinedStatement>
+joinedStatements(StringRef FileName, StringRef Text,
+                 const format::FormatStyle &Style) {
+  if (!Text.contains("#line"))
+    return {};
+  return UnitFormatter(FileName, Text, Style, /*AloneAllowed=*/true).joined();
 }
 
 Formatted formatRewrittenLines(StringRef FileName, StringRef Text,

@@ -17,6 +17,11 @@
 /// A rerun edits such a statement as a whole (its lines up to the `#line`):
 /// joined again when it fits, broken again when it does not.
 ///
+/// A call the rewrite placed (`hmplace_realloc_to(HMPLACE_HBW, ...)`) may
+/// move to a later line: nothing but a rerun keys it by its place, and a
+/// rerun finds it where the statement joined again puts it
+/// (joinedStatements), the place the plan names.
+///
 //===----------------------------------------------------------------------===//
 #ifndef HMPLACE_HMREWRITE_FORMAT_H
 #define HMPLACE_HMREWRITE_FORMAT_H
@@ -62,6 +67,24 @@ formatRewrittenLines(llvm::StringRef FileName, llvm::StringRef Text,
                      llvm::ArrayRef<std::pair<unsigned, unsigned>> Changed,
                      const clang::format::FormatStyle &Style,
                      bool AloneAllowed = true);
+
+/// A statement an earlier run broke at the column limit (its `#line` after
+/// it), over more than one line, as a rerun joins it again.
+struct JoinedStatement {
+  unsigned Begin = 0, End = 0; ///< its lines in the text, [Begin, End)
+  std::string OneLine;         ///< from the first line's start
+  /// The offset in OneLine of \p Offset, in [Begin, End] of \p Text: an
+  /// offset in a line break and its indentation goes to the space joining
+  /// puts there.
+  unsigned joinedOffset(llvm::StringRef Text, unsigned Offset) const;
+};
+
+/// The statements of \p Text an earlier run broke over lines, in order,
+/// each on one line as clang-format (\p Style) joins it; none where that
+/// is more than a change of spacing.
+std::vector<JoinedStatement>
+joinedStatements(llvm::StringRef FileName, llvm::StringRef Text,
+                 const clang::format::FormatStyle &Style);
 
 } // namespace hmplace
 

@@ -22,7 +22,9 @@ namespace hmplace {
 
 /// The key an earlier run's text carries for \p C: a caller note's frame
 /// (`HMPLACE_AT(19, 15)`, `HMPLACE_FRAME("main.c", 19, 15)`), a context
-/// site's own key (`HMPLACE_BY_CALLERS("mem.h:9:13", ...)`), in \p C's file.
+/// site's own key (`HMPLACE_BY_CALLERS("mem.h:9:13", ...)`), in \p C's file;
+/// else, on a later line of a statement an earlier run broke, where it was
+/// before the break (its joined key).
 static std::optional<SourcePos> carriedKey(const CallRecord &C) {
   static const Regex Here(
       "HMPLACE_AT[[:space:]]*\\([[:space:]]*([0-9]+)[[:space:]]*,"
@@ -48,8 +50,10 @@ static std::optional<SourcePos> carriedKey(const CallRecord &C) {
     else if (SiteLine.match(C.KindArgText, &M))
       File = M[1], Line = M[2];
   }
+  if (Line.empty())
+    return C.Joined;
   SourcePos K{C.Key.File, 0, 0};
-  if (Line.empty() || Line.getAsInteger(10, K.Line) ||
+  if (Line.getAsInteger(10, K.Line) ||
       (!Col.empty() && Col.getAsInteger(10, K.Column)) ||
       (!File.empty() && !sys::path::filename(File).equals_insensitive(
                             sys::path::filename(C.Key.File))))
