@@ -69,7 +69,8 @@ void printPrediction(const Advice &A, raw_ostream &OS) {
 /// What the profiles could not show, after the table.
 void printBlindSpots(const Advice &A, raw_ostream &OS) {
   const ProfileBlindSpots &B = A.Blind;
-  if (!B.NoSupport && B.NoFramePointer.empty() && !B.Foreign)
+  if (!B.NoSupport && B.NoFramePointer.empty() && !B.Foreign &&
+      !B.UnnamedObjects)
     return;
   OS << "not seen:\n";
   if (B.NoSupport)
@@ -86,6 +87,17 @@ void printBlindSpots(const Advice &A, raw_ostream &OS) {
           "share of the traffic is unknown (the program's own code made "
        << share(B.ForeignAccesses, A.TotalAccesses)
        << " of all counted accesses to them); no front end places those\n";
+  if (B.UnnamedObjects)
+    OS << "  - " << count(B.UnnamedObjects, "object", "objects") << " ("
+       << humanSize(B.UnnamedBytes)
+       << " in all) allocated where the call stack reaches no frame of the "
+          "program (inside a library's or a language runtime's own calls: "
+          "stdio's buffers, flang's runtime beyond a statement's first "
+          "array): LLVM's reader leaves them out, so they are in no context "
+          "and no entry can name them; the program's own code made "
+       << B.UnnamedAccesses
+       << " accesses to them, what the library does with them is not "
+          "counted\n";
 }
 
 } // namespace

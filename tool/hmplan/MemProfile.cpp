@@ -540,6 +540,9 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
   }
   if (!OK)
     return false;
+  Blind.UnnamedObjects = Stacks.unnamed().Objects;
+  Blind.UnnamedBytes = Stacks.unnamed().Bytes;
+  Blind.UnnamedAccesses = Stacks.unnamed().Accesses;
   for (auto &[Key, Ctx] : All) {
     if (Ctx.Foreign) {
       ++Blind.Foreign;

@@ -96,6 +96,10 @@ struct ProfileBlindSpots {
   /// are not counted).
   unsigned Foreign = 0;
   uint64_t ForeignAccesses = 0;
+  /// Allocations whose stacks hold no frame of the program (RawStacks.h):
+  /// no context, so no entry can name them; the accesses the program's own
+  /// code made to them.
+  uint64_t UnnamedObjects = 0, UnnamedBytes = 0, UnnamedAccesses = 0;
 };
 
 /// Read \p Profiles (raw or indexed MemProf profiles) of \p Binary. Reports

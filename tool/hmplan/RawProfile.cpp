@@ -171,9 +171,13 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
               utostr(N) + " " + at(M.pos()) + " is cut off";
         return false;
       }
+      // Version 3's block is version 4's without the histogram's fields.
+      memprof::MemInfoBlock B;
+      std::memcpy(static_cast<void *>(&B), Block,
+                  std::min<uint64_t>(MIBSize, sizeof(B)));
+      Facts.Blocks.push_back(
+          {Id, B.AllocCount, B.TotalSize, B.TotalAccessCount});
       if (Version >= 4) {
-        memprof::MemInfoBlock B;
-        std::memcpy(&B, Block, sizeof(B));
         uint64_t CountSize = Version == 4 ? 8 : 2;
         if (!M.skip(uint64_t(B.AccessHistogramSize) * CountSize)) {
           Err = "truncated: the access histogram of allocation record " +
@@ -197,6 +201,7 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
               utostr(Stacks) + " " + at(K.pos()) + " is cut off";
         return false;
       }
+      Facts.StackIds.push_back(Id);
       std::vector<uint64_t> &PCs = Facts.StackPCs.emplace_back(Depth);
       for (uint64_t &PC : PCs)
         K.word(PC);

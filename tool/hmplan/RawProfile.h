@@ -51,6 +51,12 @@ struct RawProfileFacts {
   /// as the runtime unwound them: what LLVM's reader keeps of them is only
   /// what the binary's debug info names.
   std::vector<std::vector<uint64_t>> StackPCs;
+  std::vector<uint64_t> StackIds; ///< StackPCs' ids
+  /// Every allocation record: its call stack's id and its counts.
+  struct Block {
+    uint64_t StackId = 0, Objects = 0, Bytes = 0, Accesses = 0;
+  };
+  std::vector<Block> Blocks;
 };
 
 /// Whether \p Data starts like a raw MemProf profile (its magic number).

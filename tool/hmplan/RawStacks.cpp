@@ -14,6 +14,7 @@
 #include "llvm/ProfileData/MemProf.h"
 
 #include <algorithm>
+#include <set>
 
 using namespace llvm;
 
@@ -102,8 +103,10 @@ void RawStacks::add(const RawProfileFacts &F, StringRef Id) {
       Ours.push_back({S.Start, S.End});
   if (Ours.empty())
     return;
-  for (const std::vector<uint64_t> &PCs : F.StackPCs) {
-    bool Foreign = false;
+  std::set<uint64_t> Frameless;
+  for (size_t I = 0; I < F.StackPCs.size(); ++I) {
+    const std::vector<uint64_t> &PCs = F.StackPCs[I];
+    bool Foreign = false, Kept = false;
     std::string Allocator;
     for (uint64_t PC : PCs) {
       auto Seg = llvm::find_if(
@@ -126,9 +129,18 @@ void RawStacks::add(const RawProfileFacts &F, StringRef Id) {
       R.Foreign |= Foreign;
       if (R.Allocator.empty())
         R.Allocator = Allocator;
+      Kept = true;
       break;
     }
+    if (!Kept)
+      Frameless.insert(F.StackIds[I]);
   }
+  for (const RawProfileFacts::Block &B : F.Blocks)
+    if (Frameless.count(B.StackId)) {
+      Unnamed.Objects += B.Objects;
+      Unnamed.Bytes += B.Bytes;
+      Unnamed.Accesses += B.Accesses;
+    }
 }
 
 const RawSiteFacts *RawStacks::at(uint64_t Function, uint32_t LineOffset,

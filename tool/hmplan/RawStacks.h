@@ -45,6 +45,14 @@ struct RawSiteFacts {
   std::string Allocator;
 };
 
+/// Allocations whose call stack holds no frame the reader keeps: made
+/// inside a library's or a language runtime's own calls (stdio's buffers,
+/// flang's runtime after a statement's first array) where the stack stops
+/// before reaching the program. LLVM's reader leaves them out.
+struct RawUnnamed {
+  uint64_t Objects = 0, Bytes = 0, Accesses = 0;
+};
+
 class RawStacks {
 public:
   RawStacks(const llvm::object::ObjectFile &Binary, llvm::DWARFContext &Ctx);
@@ -53,6 +61,8 @@ public:
   /// The facts filed under the frame (LLVM's memprof::Frame fields), or null.
   const RawSiteFacts *at(uint64_t Function, uint32_t LineOffset,
                          uint32_t Column) const;
+  /// What the profiles added so far allocated with no frame of the program.
+  const RawUnnamed &unnamed() const { return Unnamed; }
 
 private:
   struct Symbol {
@@ -68,6 +78,7 @@ private:
   uint64_t TextAddress = 0;    ///< the executable segment's preferred address
   std::vector<Symbol> Symbols; ///< functions, by address
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, RawSiteFacts> Facts;
+  RawUnnamed Unnamed;
 };
 
 /// The alignment the runtime gives a block from \p Allocator when the
