@@ -120,6 +120,22 @@ TEST(Format, PlacedCallMayMove) {
       << Out;
 }
 
+TEST(Format, PlacedCallStaysWhereJoiningWouldNotGiveTheLineBack) {
+  // No space after `=`: joined again, the statement would read
+  // `h->history= hmplace_...`, and the rerun's key for the call would be a
+  // column off. The line is left whole.
+  std::string In = std::string(Head) +
+                   "  struct log *h = 0;\n"
+                   "  h->history=hmplace_realloc_to(HMPLACE_HBW, h->history, "
+                   "h->cap * sizeof(double));\n}\n";
+  std::string Out;
+  Formatted F = format(In, "hmplace_realloc_to", 32, Out);
+  EXPECT_EQ(F.Broken, 0u);
+  ASSERT_EQ(F.Left.size(), 1u);
+  EXPECT_NE(F.Left[0].Why.find("moves the call"), std::string::npos);
+  EXPECT_EQ(Out, In);
+}
+
 TEST(Format, JoinedStatementMapsOffsetsToItsOneLine) {
   // Broken after `=` (a space on one line) and after `(` (none).
   std::string In = std::string(Head) + "  history =\n"

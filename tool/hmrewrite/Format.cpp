@@ -254,12 +254,17 @@ private:
   std::optional<std::string> oneLineForm(const Unit &U);
   bool needsLook(const Unit &U) const;
   bool standsAlone(const Unit &U) const;
-  std::optional<std::string> aloneForm(const Unit &U, bool OneLine = false);
+  std::optional<std::string> aloneForm(const Unit &U, bool OneLine = false) {
+    return aloneText(Text.slice(T.Begin[U.First], T.End[U.Last]), OneLine);
+  }
+  std::optional<std::string> aloneText(StringRef Line, bool OneLine);
+  bool joinsBackTo(StringRef F, StringRef Line);
+  bool mayBreakAs(StringRef F, StringRef Line);
   void formatStretches(ArrayRef<Unit> Units);
   void decideLine(const Unit &U, std::optional<std::string> F);
   void decideBroken(const Unit &U);
   void replace(unsigned B, unsigned E, const std::string &New);
-  bool continuationHoldsNoCall(StringRef F) const;
+  bool continuationHoldsNoCall(StringRef F, bool PlacedMayMove) const;
   void leave(const Unit &U, unsigned Width, const char *Why) {
     Out.Left.push_back({T.Presumed[U.First], Width, Why});
   }
@@ -391,9 +396,8 @@ bool UnitFormatter::standsAlone(const Unit &U) const {
 /// moved with it. Identical statements at one depth are formatted once.
 /// \p OneLine: on one line, whatever its length (a statement an earlier run
 /// broke, to join).
-std::optional<std::string> UnitFormatter::aloneForm(const Unit &U,
+std::optional<std::string> UnitFormatter::aloneText(StringRef Line,
                                                     bool OneLine) {
-  StringRef Line = Text.slice(T.Begin[U.First], T.End[U.Last]);
   StringRef Body = Line.ltrim(" ");
   unsigned Indent = Line.size() - Body.size();
   auto [It, New] = Alone.try_emplace({Indent, Body.str(), OneLine});
@@ -628,7 +632,8 @@ static bool opensOrClosesBlock(StringRef F) {
 /// frame, and a rerun finds it on the wrapper's line: it may move (no
 /// wrapper may begin on a later line). A call an earlier run placed may
 /// move: nothing keys it but a rerun, which finds it (joinedStatements).
-bool UnitFormatter::continuationHoldsNoCall(StringRef F) const {
+bool UnitFormatter::continuationHoldsNoCall(StringRef F,
+                                            bool PlacedMayMove) const {
   std::string Buf = F.str();
   size_t FirstEnd = Buf.find('\n');
   if (FirstEnd == std::string::npos)
@@ -646,7 +651,7 @@ bool UnitFormatter::continuationHoldsNoCall(StringRef F) const {
   // or closes a block (a function's body on one line, a lambda) joins to
   // no single line.
   std::set<unsigned> Placed;
-  if (!opensOrClosesBlock(F))
+  if (PlacedMayMove && !opensOrClosesBlock(F))
     Placed = placedCalls(Buf, unsigned(FirstEnd), LO);
   for (unsigned C : callsIn(Buf, unsigned(FirstEnd), unsigned(Buf.size()), LO))
     if (!Noted.count(C) && !Placed.count(C))
@@ -659,6 +664,28 @@ bool UnitFormatter::continuationHoldsNoCall(StringRef F) const {
         Id.starts_with(CallerMacro) || Id == CallMacro || Id == BinaryMacro)
       return false;
   return true;
+}
+
+/// Whether \p F, a statement's lines, joins again to \p Line as a rerun
+/// joins it (joinedStatements): what a rerun keys a placed call that moved
+/// by.
+bool UnitFormatter::joinsBackTo(StringRef F, StringRef Line) {
+  std::optional<std::string> Guide = aloneText(F, /*OneLine=*/true);
+  if (!Guide || StringRef(*Guide).contains('\n'))
+    return false;
+  std::optional<std::string> One =
+      respaced(F, *Guide, Style.ContinuationIndentWidth);
+  return One && *One == Line;
+}
+
+/// Whether \p Line may be written as \p F (its lines broken at the limit):
+/// no call a plan could name moves, but calls the rewrite placed where a
+/// rerun finds them again in the statement joined.
+bool UnitFormatter::mayBreakAs(StringRef F, StringRef Line) {
+  if (continuationHoldsNoCall(F, /*PlacedMayMove=*/false))
+    return true;
+  return continuationHoldsNoCall(F, /*PlacedMayMove=*/true) &&
+         joinsBackTo(F, Line);
 }
 
 /// A line the rewrite made longer than the limit: broken where clang-format
@@ -679,7 +706,7 @@ void UnitFormatter::decideLine(const Unit &U, std::optional<std::string> Form) {
   const std::string &F = *Broken;
   if (!endsStatement(Now, F))
     return leave(U, Width, "its statement goes on over other lines");
-  if (!continuationHoldsNoCall(F))
+  if (!mayBreakAs(F, Now))
     return leave(U, Width,
                  "clang-format would break it before a call, which moves the "
                  "call to another line");
@@ -729,7 +756,7 @@ void UnitFormatter::decideBroken(const Unit &U) {
     Wrap = W;
   if (Wrap)
     Again = respaced(Now, *Wrap, Style.ContinuationIndentWidth);
-  if (Again && continuationHoldsNoCall(*Again)) {
+  if (Again && mayBreakAs(*Again, *One)) {
     replace(B, E, *Again);
     ++Out.Broken;
     return;
@@ -741,18 +768,18 @@ void UnitFormatter::decideBroken(const Unit &U) {
 }
 
 std::vector<JoinedStatement> UnitFormatter::joined() {
+  // Joined as mayBreakAs checked it would be: by the statement formatted
+  // alone, which depends on nothing around it.
   std::vector<JoinedStatement> Out;
-  std::vector<Unit> Units, InContext;
-  for (auto &[First, U] : brokenStatements(T))
-    if (U.First < U.Last)
-      Units.push_back(U);
-  for (Unit &U : Units)
-    if (!(U.Alone = standsAlone(U)))
-      InContext.push_back(U);
-  formatStretches(InContext);
-  for (const Unit &U : Units)
-    if (std::optional<std::string> One = oneLineForm(U))
+  for (auto &[First, U] : brokenStatements(T)) {
+    StringRef Now = Text.slice(T.Begin[U.First], T.End[U.Last]);
+    std::optional<std::string> Guide = aloneText(Now, /*OneLine=*/true);
+    if (U.First == U.Last || !Guide || StringRef(*Guide).contains('\n'))
+      continue;
+    if (std::optional<std::string> One =
+            respaced(Now, *Guide, Style.ContinuationIndentWidth))
       Out.push_back({T.Begin[U.First], T.End[U.Last], std::move(*One)});
+  }
   return Out;
 }
 
