@@ -183,6 +183,11 @@ struct MainFileInfo {
   /// through a function with one caller could be a site entry.
   std::map<std::string, std::vector<SourcePos>> CallsTo;
   std::set<std::string> AddressTaken;
+  /// Calls on the lines of the calls recorded (those the rewrite may edit,
+  /// and the statements an earlier run broke that hold one), by file and
+  /// offset of the token a line break could move: whether they cannot
+  /// allocate (Harmless.h).
+  std::map<std::string, std::map<unsigned, bool>> CallsNearSites;
 };
 
 } // namespace hmplace

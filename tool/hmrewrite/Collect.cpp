@@ -149,18 +149,21 @@ public:
       recordCaller(L, CE, CurFn, IDir, Out);
     if (L.session().listsContainers())
       Containers.construction(CE, CurFn);
+    noteRecordLine(CE->getBeginLoc());
     return true;
   }
 
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *CE) {
     if (L.session().listsContainers())
       Containers.memberCall(CE, CurFn);
+    noteRecordLine(CE->getBeginLoc());
     return true;
   }
 
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *CE) {
     if (L.session().listsContainers())
       Containers.operatorCall(CE, CurFn);
+    noteRecordLine(CE->getBeginLoc());
     return true;
   }
 
@@ -186,15 +189,110 @@ public:
       countCall(CE);
     if (!Sites.call(CE, CurFn))
       recordCaller(L, CE, CurFn, IDir, Out);
+    noteCallToken(CE);
+    noteRecordLine(CE->getBeginLoc());
     return true;
   }
 
   bool VisitCXXNewExpr(CXXNewExpr *NE) {
     Sites.newExpr(NE, CurFn);
+    noteRecordLine(NE->getBeginLoc());
     return true;
   }
 
+  /// A built-in subscript cannot allocate, but it is written as an
+  /// operator[] call is (C++): its `[` is found if it is on such a line.
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) {
+    SourceLocation At = E->getLHS()->getEndLoc();
+    while (At.isMacroID() && SM.isMacroArgExpansion(At))
+      At = SM.getImmediateSpellingLoc(At);
+    if (At.isValid() && At.isFileID()) {
+      auto [FID, Off] = SM.getDecomposedLoc(At);
+      Subscripts.push_back({FID, Off});
+    }
+    return true;
+  }
+
+  /// The calls on the lines of the calls recorded (those the rewrite may
+  /// edit), as CallsNearSites.
+  void recordCallsNearSites() {
+    llvm::DenseMap<FileID, std::set<unsigned>> Lines;
+    llvm::DenseMap<FileID, std::vector<std::pair<unsigned, unsigned>>> Broken;
+    for (auto [FID, Off] : SiteTokens) {
+      std::set<unsigned> &In = Lines[FID];
+      In.insert(SM.getLineNumber(FID, Off));
+      // A statement an earlier run broke: all its lines.
+      auto [It, New] = Broken.try_emplace(FID);
+      if (New)
+        It->second = brokenStatementSpans(SM.getBufferData(FID));
+      for (auto [B, E] : It->second)
+        if (B <= Off && Off < E)
+          for (unsigned N = SM.getLineNumber(FID, B),
+                        Z = SM.getLineNumber(FID, E);
+               N <= Z; ++N)
+            In.insert(N);
+    }
+    for (auto [FID, Off, CE] : CallTokens) {
+      auto It = Lines.find(FID);
+      if (It == Lines.end() || !It->second.count(SM.getLineNumber(FID, Off)))
+        continue;
+      const EditLocator::FileFacts &F = L.factsOf(FID);
+      if (F.System || F.Path.empty())
+        continue;
+      Info.CallsNearSites[F.Path.str()].try_emplace(Off, L.harmless().node(CE));
+    }
+    for (auto [FID, Off] : Subscripts) {
+      auto It = Lines.find(FID);
+      if (It == Lines.end() || !It->second.count(SM.getLineNumber(FID, Off)))
+        continue;
+      const EditLocator::FileFacts &F = L.factsOf(FID);
+      std::optional<Token> Bracket = Lexer::findNextToken(
+          SM.getComposedLoc(FID, Off), SM, Ctx.getLangOpts());
+      if (F.System || F.Path.empty() || !Bracket ||
+          Bracket->isNot(tok::l_square))
+        continue;
+      Info.CallsNearSites[F.Path.str()].try_emplace(
+          SM.getFileOffset(Bracket->getLocation()), true);
+    }
+  }
+
 private:
+  /// The token of \p CE a line break could move to another line (the
+  /// callee's name, an operator[] call's `[`), if written in a file.
+  void noteCallToken(const CallExpr *CE) {
+    SourceLocation At;
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE)) {
+      if (OC->getOperator() == OO_Subscript)
+        At = OC->getOperatorLoc();
+    } else {
+      const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
+      if (const auto *ME = dyn_cast<MemberExpr>(Callee))
+        At = ME->getMemberLoc();
+      else if (const auto *DR = dyn_cast<DeclRefExpr>(Callee))
+        At = DR->getLocation();
+    }
+    // Written in a macro's argument (an earlier run's wrapper): there.
+    while (At.isMacroID() && SM.isMacroArgExpansion(At))
+      At = SM.getImmediateSpellingLoc(At);
+    if (At.isValid() && At.isFileID()) {
+      auto [FID, Off] = SM.getDecomposedLoc(At);
+      CallTokens.push_back({FID, Off, CE});
+    }
+  }
+  /// The line of the node at \p Begin, if the visit recorded a call there
+  /// (an allocation, a caller frame, a container's): a line the rewrite
+  /// may edit.
+  void noteRecordLine(SourceLocation Begin) {
+    if (Out.size() == Recorded)
+      return;
+    Recorded = Out.size();
+    // Written in a macro's argument, or its body (the line of its use).
+    for (SourceLocation At :
+         {SM.getSpellingLoc(Begin), SM.getExpansionLoc(Begin)})
+      if (At.isValid())
+        SiteTokens.push_back(SM.getDecomposedLoc(At));
+  }
+
   /// Record \p CE as a call of its callee (MainFileInfo::CallsTo).
   void countCall(const CallExpr *CE) {
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -229,6 +327,10 @@ private:
   AllocSites Sites;
   /// Callee names seen, so that they do not count as addresses taken.
   llvm::SmallPtrSet<const DeclRefExpr *, 32> CalleeRefs;
+  /// Where calls and allocation calls are written (recordCallsNearSites).
+  std::vector<std::tuple<FileID, unsigned, const CallExpr *>> CallTokens;
+  std::vector<std::pair<FileID, unsigned>> SiteTokens, Subscripts;
+  size_t Recorded = 0; ///< Out's records seen by noteRecordLine
   const FunctionDecl *CurFn = nullptr;
 };
 
@@ -294,6 +396,7 @@ public:
           C.walkPlainly(Ctx.getTranslationUnitDecl());
         else
           C.TraverseAST(Ctx);
+        C.recordCallsNearSites();
       }
     };
     return std::make_unique<Consumer>(*this);

@@ -49,16 +49,21 @@ unsigned EditLocator::keyColumn(SourceLocation FileLoc, unsigned Column) {
   return Column - addedBetween(It->second, LineStart, Off);
 }
 
-std::optional<SourcePos> EditLocator::joinedKey(SourceLocation FileLoc,
-                                                const SourcePos &Key) {
-  FileID FID = SM.getFileID(FileLoc);
+const std::vector<JoinedStatement> &
+EditLocator::joinedStatementsOf(FileID FID) {
   auto [It, New] = Joined.try_emplace(FID);
   if (New)
     if (const FileFacts &F = factsOf(FID); !F.System && !F.Path.empty())
       It->second =
           joinedStatements(F.Path, SM.getBufferData(FID), treeStyle(F.Path));
+  return It->second;
+}
+
+std::optional<SourcePos> EditLocator::joinedKey(SourceLocation FileLoc,
+                                                const SourcePos &Key) {
+  FileID FID = SM.getFileID(FileLoc);
   unsigned Off = SM.getFileOffset(FileLoc);
-  const std::vector<JoinedStatement> &Ss = It->second;
+  const std::vector<JoinedStatement> &Ss = joinedStatementsOf(FID);
   auto S = llvm::upper_bound(Ss, Off, [](unsigned O, const JoinedStatement &J) {
     return O < J.Begin;
   });

@@ -107,6 +107,7 @@ private:
   llvm::DenseMap<clang::FileID, std::vector<std::pair<unsigned, unsigned>>>
       Added;
   /// The statements earlier runs broke, by file (computed when first asked).
+  const std::vector<JoinedStatement> &joinedStatementsOf(clang::FileID FID);
   llvm::DenseMap<clang::FileID, std::vector<JoinedStatement>> Joined;
   HarmlessCalls Harmless{Ctx};
 };

@@ -240,9 +240,10 @@ namespace {
 class UnitFormatter {
 public:
   UnitFormatter(StringRef FileName, StringRef Text,
-                const format::FormatStyle &TreeStyle, bool AloneAllowed)
+                const format::FormatStyle &TreeStyle, bool AloneAllowed,
+                const std::set<unsigned> *Harmless = nullptr)
       : FileName(FileName), Text(Text), AloneAllowed(AloneAllowed),
-        Style(breakingStyle(TreeStyle)), T(linesOf(Text)),
+        Harmless(Harmless), Style(breakingStyle(TreeStyle)), T(linesOf(Text)),
         EOL(Text.contains("\r\n") ? "\r\n" : "\n") {
     LO.CPlusPlus = !FileName.ends_with(".c");
     LO.CPlusPlus11 = LO.CPlusPlus;
@@ -259,18 +260,21 @@ private:
   }
   std::optional<std::string> aloneText(StringRef Line, bool OneLine);
   bool joinsBackTo(StringRef F, StringRef Line);
-  bool mayBreakAs(StringRef F, StringRef Line);
+  bool mayBreakAs(StringRef F, unsigned B, StringRef Line);
   void formatStretches(ArrayRef<Unit> Units);
   void decideLine(const Unit &U, std::optional<std::string> F);
   void decideBroken(const Unit &U);
   void replace(unsigned B, unsigned E, const std::string &New);
-  bool continuationHoldsNoCall(StringRef F, bool PlacedMayMove) const;
+  bool continuationHoldsNoCall(StringRef F, unsigned B,
+                               bool PlacedMayMove) const;
+  bool cannotAllocate(StringRef F, unsigned B, unsigned Call) const;
   void leave(const Unit &U, unsigned Width, const char *Why) {
     Out.Left.push_back({T.Presumed[U.First], Width, Why});
   }
 
   StringRef FileName, Text;
   bool AloneAllowed;
+  const std::set<unsigned> *Harmless; ///< calls that cannot allocate
   format::FormatStyle Style;
   TextLines T;
   StringRef EOL;
@@ -299,10 +303,46 @@ static format::FormatStyle oneLineStyle(format::FormatStyle S) {
   return S;
 }
 
+/// The placements the rewrite gave new-expressions in \p S (`new
+/// (HMPLACE_HBW) T`): where each `new` is, and whether a space follows it.
+static std::vector<std::pair<size_t, bool>> placedNews(StringRef S) {
+  std::vector<std::pair<size_t, bool>> Out;
+  for (size_t At = S.find("new"); At != StringRef::npos;
+       At = S.find("new", At + 3)) {
+    StringRef Rest = S.substr(At + 3);
+    bool Space = Rest.consume_front(" ");
+    if (Rest.starts_with("(HMPLACE_") &&
+        (At == 0 || !isAsciiIdentifierContinue(S[At - 1])))
+      Out.push_back({At, Space});
+  }
+  return Out;
+}
+
+/// \p Mine with the spacing \p Guide (clang-format's form of it) gives the
+/// rewrite's placements of new-expressions: clang-format writes `new (p) T`
+/// as `new(p) T` in some places (a constructor's member initializers). The
+/// rewrite's own text only: the program's keeps its spacing, and no column
+/// a plan names moves (what a run added is not counted, Rewritten.h).
+static std::string placementsSpaced(StringRef Mine, StringRef Guide) {
+  std::vector<std::pair<size_t, bool>> M = placedNews(Mine),
+                                       G = placedNews(Guide);
+  std::string Out = Mine.str();
+  if (M.size() != G.size())
+    return Out;
+  for (size_t K = M.size(); K-- > 0;) // back to front: offsets hold
+    if (M[K].second && !G[K].second)
+      Out.erase(M[K].first + 3, 1);
+    else if (!M[K].second && G[K].second)
+      Out.insert(M[K].first + 3, " ");
+  return Out;
+}
+
 bool UnitFormatter::needsLook(const Unit &U) const {
-  // A line within the limit that no earlier run broke is left as it is.
-  return U.Marker || widthOf(Text.slice(T.Begin[U.First], T.End[U.Last]),
-                             Style.TabWidth) > Style.ColumnLimit;
+  // A line within the limit that no earlier run broke is left as it is,
+  // but for the spacing of a placement the rewrite gave a new-expression.
+  StringRef Now = Text.slice(T.Begin[U.First], T.End[U.Last]);
+  return U.Marker || widthOf(Now, Style.TabWidth) > Style.ColumnLimit ||
+         !placedNews(Now).empty();
 }
 
 /// The code of line \p L: not blank, a comment or a directive.
@@ -632,7 +672,7 @@ static bool opensOrClosesBlock(StringRef F) {
 /// frame, and a rerun finds it on the wrapper's line: it may move (no
 /// wrapper may begin on a later line). A call an earlier run placed may
 /// move: nothing keys it but a rerun, which finds it (joinedStatements).
-bool UnitFormatter::continuationHoldsNoCall(StringRef F,
+bool UnitFormatter::continuationHoldsNoCall(StringRef F, unsigned B,
                                             bool PlacedMayMove) const {
   std::string Buf = F.str();
   size_t FirstEnd = Buf.find('\n');
@@ -654,7 +694,7 @@ bool UnitFormatter::continuationHoldsNoCall(StringRef F,
   if (PlacedMayMove && !opensOrClosesBlock(F))
     Placed = placedCalls(Buf, unsigned(FirstEnd), LO);
   for (unsigned C : callsIn(Buf, unsigned(FirstEnd), unsigned(Buf.size()), LO))
-    if (!Noted.count(C) && !Placed.count(C))
+    if (!Noted.count(C) && !Placed.count(C) && !cannotAllocate(F, B, C))
       return false;
   // Every wrapper begins on the first line: a rerun keys the call in it by
   // the line the wrapper begins on.
@@ -664,6 +704,23 @@ bool UnitFormatter::continuationHoldsNoCall(StringRef F,
         Id.starts_with(CallerMacro) || Id == CallMacro || Id == BinaryMacro)
       return false;
   return true;
+}
+
+/// Whether the call at \p Call in \p F (the statement written at \p B in the
+/// text, laid out anew: the same characters but for whitespace) is one the
+/// parse found cannot allocate (Harmless.h): no plan names it, no profile
+/// has it, it may go to another line.
+bool UnitFormatter::cannotAllocate(StringRef F, unsigned B,
+                                   unsigned Call) const {
+  if (!Harmless || Harmless->empty())
+    return false;
+  unsigned Nth = 0;
+  for (unsigned I = 0; I < Call; ++I)
+    Nth += !isWhitespace(F[I]);
+  for (unsigned At = B; At < Text.size(); ++At)
+    if (!isWhitespace(Text[At]) && Nth-- == 0)
+      return Harmless->count(At);
+  return false;
 }
 
 /// Whether \p F, a statement's lines, joins again to \p Line as a rerun
@@ -681,10 +738,10 @@ bool UnitFormatter::joinsBackTo(StringRef F, StringRef Line) {
 /// Whether \p Line may be written as \p F (its lines broken at the limit):
 /// no call a plan could name moves, but calls the rewrite placed where a
 /// rerun finds them again in the statement joined.
-bool UnitFormatter::mayBreakAs(StringRef F, StringRef Line) {
-  if (continuationHoldsNoCall(F, /*PlacedMayMove=*/false))
+bool UnitFormatter::mayBreakAs(StringRef F, unsigned B, StringRef Line) {
+  if (continuationHoldsNoCall(F, B, /*PlacedMayMove=*/false))
     return true;
-  return continuationHoldsNoCall(F, /*PlacedMayMove=*/true) &&
+  return continuationHoldsNoCall(F, B, /*PlacedMayMove=*/true) &&
          joinsBackTo(F, Line);
 }
 
@@ -692,23 +749,29 @@ bool UnitFormatter::mayBreakAs(StringRef F, StringRef Line) {
 /// breaks it, with `#line` after it, if no call moves.
 void UnitFormatter::decideLine(const Unit &U, std::optional<std::string> Form) {
   unsigned B = T.Begin[U.First], E = T.End[U.Last];
-  StringRef Now = Text.slice(B, E);
+  // The placements take clang-format's spacing, whatever follows.
+  std::string Spaced =
+      Form ? placementsSpaced(Text.slice(B, E), *Form) : Text.slice(B, E).str();
+  StringRef Now = Spaced;
   unsigned Width = widthOf(Now, Style.TabWidth);
+  auto Leave = [&](const char *Why) {
+    replace(B, E, Spaced);
+    if (Width > Style.ColumnLimit)
+      leave(U, Width, Why);
+  };
   if (!Form)
-    return leave(U, Width, "its statement goes on over other lines");
-  if (!StringRef(*Form).contains('\n'))
-    return leave(U, Width, "clang-format finds no place to break it");
+    return Leave("its statement goes on over other lines");
+  if (Width <= Style.ColumnLimit || !StringRef(*Form).contains('\n'))
+    return Leave("clang-format finds no place to break it");
   std::optional<std::string> Broken =
       respaced(Now, *Form, Style.ContinuationIndentWidth);
   if (!Broken)
-    return leave(U, Width,
-                 "clang-format would change more of it than its spacing");
+    return Leave("clang-format would change more of it than its spacing");
   const std::string &F = *Broken;
   if (!endsStatement(Now, F))
-    return leave(U, Width, "its statement goes on over other lines");
-  if (!mayBreakAs(F, Now))
-    return leave(U, Width,
-                 "clang-format would break it before a call, which moves the "
+    return Leave("its statement goes on over other lines");
+  if (!mayBreakAs(F, B, Now))
+    return Leave("clang-format would break it before a call, which moves the "
                  "call to another line");
   replace(B, E,
           F + EOL.str() + "#line " + std::to_string(T.Presumed[U.Last] + 1));
@@ -756,7 +819,7 @@ void UnitFormatter::decideBroken(const Unit &U) {
     Wrap = W;
   if (Wrap)
     Again = respaced(Now, *Wrap, Style.ContinuationIndentWidth);
-  if (Again && mayBreakAs(*Again, *One)) {
+  if (Again && mayBreakAs(*Again, B, *One)) {
     replace(B, E, *Again);
     ++Out.Broken;
     return;
@@ -806,6 +869,18 @@ unsigned JoinedStatement::joinedOffset(StringRef Text, unsigned Offset) const {
   return unsigned(std::min(J, OneLine.size()));
 }
 
+std::vector<std::pair<unsigned, unsigned>>
+brokenStatementSpans(StringRef Text) {
+  std::vector<std::pair<unsigned, unsigned>> Out;
+  if (!Text.contains("#line"))
+    return Out;
+  TextLines T = linesOf(Text);
+  for (auto &[First, U] : brokenStatements(T))
+    if (U.First < U.Last)
+      Out.push_back({T.Begin[U.First], T.End[U.Last]});
+  return Out;
+}
+
 std::vector<JoinedStatement>
 joinedStatements(StringRef FileName, StringRef Text,
                  const format::FormatStyle &Style) {
@@ -817,8 +892,10 @@ joinedStatements(StringRef FileName, StringRef Text,
 Formatted formatRewrittenLines(StringRef FileName, StringRef Text,
                                ArrayRef<std::pair<unsigned, unsigned>> Changed,
                                const format::FormatStyle &Style,
-                               bool AloneAllowed) {
-  return UnitFormatter(FileName, Text, Style, AloneAllowed).run(Changed);
+                               bool AloneAllowed,
+                               const std::set<unsigned> &Harmless) {
+  return UnitFormatter(FileName, Text, Style, AloneAllowed, &Harmless)
+      .run(Changed);
 }
 
 } // namespace hmplace

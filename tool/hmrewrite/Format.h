@@ -20,7 +20,8 @@
 /// A call the rewrite placed (`hmplace_realloc_to(HMPLACE_HBW, ...)`) may
 /// move to a later line: nothing but a rerun keys it by its place, and a
 /// rerun finds it where the statement joined again puts it
-/// (joinedStatements), the place the plan names.
+/// (joinedStatements), the place the plan names. So may a call the parse
+/// found cannot allocate (`data_.size()`): nothing names it.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef HMPLACE_HMREWRITE_FORMAT_H
@@ -31,6 +32,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,12 +63,14 @@ clang::format::FormatStyle treeStyle(llvm::StringRef File);
 /// around it but its depth is formatted alone (clang-format over its whole
 /// block, once per statement, is too slow for a site-dense file);
 /// \p AloneAllowed false formats every one in its block (the unit tests
-/// check that both agree).
+/// check that both agree). \p Harmless: offsets in \p Text of calls the
+/// parse found cannot allocate (Harmless.h), which a break may move.
 Formatted
 formatRewrittenLines(llvm::StringRef FileName, llvm::StringRef Text,
                      llvm::ArrayRef<std::pair<unsigned, unsigned>> Changed,
                      const clang::format::FormatStyle &Style,
-                     bool AloneAllowed = true);
+                     bool AloneAllowed = true,
+                     const std::set<unsigned> &Harmless = {});
 
 /// A statement an earlier run broke at the column limit (its `#line` after
 /// it), over more than one line, as a rerun joins it again.
@@ -78,6 +82,11 @@ struct JoinedStatement {
   /// puts there.
   unsigned joinedOffset(llvm::StringRef Text, unsigned Offset) const;
 };
+
+/// The statements of \p Text an earlier run broke over lines, in order: the
+/// offsets [begin, end) of their lines.
+std::vector<std::pair<unsigned, unsigned>>
+brokenStatementSpans(llvm::StringRef Text);
 
 /// The statements of \p Text an earlier run broke over lines, in order,
 /// each on one line as clang-format (\p Style) joins it; none where that

@@ -265,6 +265,9 @@ private:
   /// site-entry hint was given for.
   std::map<std::string, std::vector<SourcePos>> CallsTo;
   std::set<std::string> AddressTaken;
+  /// Calls on the lines of recorded calls, by file and offset: whether no
+  /// TU found they can allocate (MainFileInfo::CallsNearSites).
+  std::map<std::string, std::map<unsigned, bool>> CallsNearSites;
   std::set<const PlanEntry *> Hinted;
   /// A note where a stack entry through the context site \p C could be a
   /// site entry: the site's function has one caller, the entry's.

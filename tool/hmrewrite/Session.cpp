@@ -81,6 +81,12 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
         V.push_back(std::move(P));
   }
   AddressTaken.insert(Info.AddressTaken.begin(), Info.AddressTaken.end());
+  // A call cannot allocate only where every TU that sees it says so.
+  for (auto &[Path, Offsets] : Info.CallsNearSites)
+    for (auto [Off, Harmless] : Offsets)
+      if (auto [It, New] = CallsNearSites[Path].try_emplace(Off, Harmless);
+          !New)
+        It->second &= Harmless;
   SkippedCalls.insert(Info.SkippedCalls.begin(), Info.SkippedCalls.end());
   Info.SkippedCalls.clear();
   for (auto &[Path, L] : Info.Layouts)
@@ -540,7 +546,13 @@ void RewriteSession::settleFile(const std::string &File,
     dropUnusedInclude(File, Old, L->second, Reps);
   std::vector<std::pair<unsigned, unsigned>> Changed;
   std::string New = splice(Old, Reps.begin(), Reps.end(), 0, &Changed);
-  Formatted F = formatRewrittenLines(File, New, Changed, Style);
+  std::set<unsigned> Harmless;
+  if (auto H = CallsNearSites.find(File); H != CallsNearSites.end())
+    for (auto [Off, Yes] : H->second)
+      if (Yes)
+        Harmless.insert(Reps.getShiftedCodePosition(Off));
+  Formatted F = formatRewrittenLines(File, New, Changed, Style,
+                                     /*AloneAllowed=*/true, Harmless);
   Reps = Reps.merge(F.Reps);
   tally(File).Broken += F.Broken;
   tally(File).Joined += F.Joined;
