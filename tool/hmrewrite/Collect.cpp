@@ -239,7 +239,13 @@ public:
       const EditLocator::FileFacts &F = L.factsOf(FID);
       if (F.System || F.Path.empty())
         continue;
-      Info.CallsNearSites[F.Path.str()].try_emplace(Off, L.harmless().node(CE));
+      // Template instances share the text: it cannot allocate only where
+      // none of them can.
+      bool Harmless = L.harmless().node(CE);
+      if (auto [At, New] =
+              Info.CallsNearSites[F.Path.str()].try_emplace(Off, Harmless);
+          !New)
+        At->second &= Harmless;
     }
     for (auto [FID, Off] : Subscripts) {
       auto It = Lines.find(FID);
