@@ -232,33 +232,34 @@ public:
                N <= Z; ++N)
             In.insert(N);
     }
-    for (auto [FID, Off, CE] : CallTokens) {
+    // The calls of a program's file at \p Off, if on such a line.
+    auto Near = [&](FileID FID, unsigned Off) -> std::map<unsigned, bool> * {
       auto It = Lines.find(FID);
       if (It == Lines.end() || !It->second.count(SM.getLineNumber(FID, Off)))
-        continue;
+        return nullptr;
       const EditLocator::FileFacts &F = L.factsOf(FID);
       if (F.System || F.Path.empty())
-        continue;
-      // Template instances share the text: it cannot allocate only where
-      // none of them can.
-      bool Harmless = L.harmless().node(CE);
-      if (auto [At, New] =
-              Info.CallsNearSites[F.Path.str()].try_emplace(Off, Harmless);
-          !New)
+        return nullptr;
+      return &Info.CallsNearSites[F.Path.str()];
+    };
+    // Template instances share the text: it cannot allocate only where
+    // none of them can.
+    auto Note = [](std::map<unsigned, bool> &Calls, unsigned Off,
+                   bool Harmless) {
+      if (auto [At, New] = Calls.try_emplace(Off, Harmless); !New)
         At->second &= Harmless;
-    }
+    };
+    for (auto [FID, Off, CE] : CallTokens)
+      if (std::map<unsigned, bool> *Calls = Near(FID, Off))
+        Note(*Calls, Off, L.harmless().node(CE));
     for (auto [FID, Off] : Subscripts) {
-      auto It = Lines.find(FID);
-      if (It == Lines.end() || !It->second.count(SM.getLineNumber(FID, Off)))
-        continue;
-      const EditLocator::FileFacts &F = L.factsOf(FID);
-      std::optional<Token> Bracket = Lexer::findNextToken(
-          SM.getComposedLoc(FID, Off), SM, Ctx.getLangOpts());
-      if (F.System || F.Path.empty() || !Bracket ||
-          Bracket->isNot(tok::l_square))
-        continue;
-      Info.CallsNearSites[F.Path.str()].try_emplace(
-          SM.getFileOffset(Bracket->getLocation()), true);
+      std::map<unsigned, bool> *Calls = Near(FID, Off);
+      std::optional<Token> Bracket =
+          Calls ? Lexer::findNextToken(SM.getComposedLoc(FID, Off), SM,
+                                       Ctx.getLangOpts())
+                : std::nullopt;
+      if (Bracket && Bracket->is(tok::l_square))
+        Note(*Calls, SM.getFileOffset(Bracket->getLocation()), true);
     }
   }
 

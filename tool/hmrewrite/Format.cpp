@@ -259,7 +259,7 @@ private:
     return aloneText(Text.slice(T.Begin[U.First], T.End[U.Last]), OneLine);
   }
   std::optional<std::string> aloneText(StringRef Line, bool OneLine);
-  bool joinsBackTo(StringRef F, StringRef Line);
+  std::optional<std::string> joinedAlone(StringRef Lines);
   bool mayBreakAs(StringRef F, unsigned B, StringRef Line);
   void formatStretches(ArrayRef<Unit> Units);
   void decideLine(const Unit &U, std::optional<std::string> F);
@@ -723,26 +723,28 @@ bool UnitFormatter::cannotAllocate(StringRef F, unsigned B,
   return false;
 }
 
-/// Whether \p F, a statement's lines, joins again to \p Line as a rerun
-/// joins it (joinedStatements): what a rerun keys a placed call that moved
-/// by.
-bool UnitFormatter::joinsBackTo(StringRef F, StringRef Line) {
-  std::optional<std::string> Guide = aloneText(F, /*OneLine=*/true);
+/// \p Lines, a statement's, joined as a rerun joins them to key the placed
+/// calls that moved (joinedStatements): where broken, the spacing of the
+/// statement formatted alone on one line, which depends on nothing around
+/// it; elsewhere its own.
+std::optional<std::string> UnitFormatter::joinedAlone(StringRef Lines) {
+  std::optional<std::string> Guide = aloneText(Lines, /*OneLine=*/true);
   if (!Guide || StringRef(*Guide).contains('\n'))
-    return false;
-  std::optional<std::string> One =
-      respaced(F, *Guide, Style.ContinuationIndentWidth);
-  return One && *One == Line;
+    return std::nullopt;
+  return respaced(Lines, *Guide, Style.ContinuationIndentWidth);
 }
 
 /// Whether \p Line may be written as \p F (its lines broken at the limit):
 /// no call a plan could name moves, but calls the rewrite placed where a
-/// rerun finds them again in the statement joined.
+/// rerun finds them again in the statement joined (\p F joins back to
+/// \p Line exactly).
 bool UnitFormatter::mayBreakAs(StringRef F, unsigned B, StringRef Line) {
   if (continuationHoldsNoCall(F, B, /*PlacedMayMove=*/false))
     return true;
-  return continuationHoldsNoCall(F, B, /*PlacedMayMove=*/true) &&
-         joinsBackTo(F, Line);
+  if (!continuationHoldsNoCall(F, B, /*PlacedMayMove=*/true))
+    return false;
+  std::optional<std::string> One = joinedAlone(F);
+  return One && *One == Line;
 }
 
 /// A line the rewrite made longer than the limit: broken where clang-format
@@ -831,18 +833,13 @@ void UnitFormatter::decideBroken(const Unit &U) {
 }
 
 std::vector<JoinedStatement> UnitFormatter::joined() {
-  // Joined as mayBreakAs checked it would be: by the statement formatted
-  // alone, which depends on nothing around it.
+  // Joined as mayBreakAs checked it would be.
   std::vector<JoinedStatement> Out;
-  for (auto &[First, U] : brokenStatements(T)) {
-    StringRef Now = Text.slice(T.Begin[U.First], T.End[U.Last]);
-    std::optional<std::string> Guide = aloneText(Now, /*OneLine=*/true);
-    if (U.First == U.Last || !Guide || StringRef(*Guide).contains('\n'))
-      continue;
-    if (std::optional<std::string> One =
-            respaced(Now, *Guide, Style.ContinuationIndentWidth))
-      Out.push_back({T.Begin[U.First], T.End[U.Last], std::move(*One)});
-  }
+  for (auto &[First, U] : brokenStatements(T))
+    if (U.First < U.Last)
+      if (std::optional<std::string> One =
+              joinedAlone(Text.slice(T.Begin[U.First], T.End[U.Last])))
+        Out.push_back({T.Begin[U.First], T.End[U.Last], std::move(*One)});
   return Out;
 }
 
