@@ -60,7 +60,7 @@ static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
   }
   if (!valid_kind(k) || !may_place(k, req, &held))
     return NULL;
-  hm_split_give_back(k);
+  hm_split_give_back(k, req);
   int idx = slot_for(k);
   void *p = NULL;
   if (idx >= 0)

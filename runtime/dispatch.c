@@ -62,7 +62,6 @@ static void *move_block(void *p, size_t old_usable, size_t n, void *fresh) {
 static void *placed_realloc(int idx, void *p, size_t n) {
   int k = hm_slots[idx].kind;
   struct kstate *s = &hm_kinds[k];
-  hm_split_give_back(k);
   size_t old = memkind_malloc_usable_size(slot_kind(idx), p);
   /* Growth is taken from the budget first, as in may_place. */
   uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
@@ -73,6 +72,7 @@ static void *placed_realloc(int idx, void *p, size_t n) {
   if (fits && b)
     held = grow;
   if (fits) {
+    hm_split_give_back(k, want);
     hm_track_forget(p);
     /* In place, or moved within the slot's current chunk. */
     struct slot *sl = &hm_slots[idx];

@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include "split.h"
 #include "placed.h"
+#include "room.h"
 #include "track.h"
 
 #include <errno.h>
@@ -247,20 +248,24 @@ static int lookup(const void *p, struct split_obj *out) {
  * longest kept making room for a newer one; like the per-thread caches'
  * blocks, their pages are not counted live.
  *
- * Those pages are the kinds' memory (a bound HBM part's pages stay on HBM):
- * before any other placed allocation of a kind a kept object holds, the
- * object's pages are lazily freed (MADV_FREE, hm_split_release): the kernel
- * takes them back, without swap, as soon as an allocation on their node is
- * short of memory, and a reuse finds them where it did not. So kept objects
- * never hold memory a placed allocation needs (measured before: an HBW
- * allocation that fitted once they were released was OOM-killed under
- * MPOL_BIND), and keep their reuse (they were unmapped before: a time step
- * that made a whole HBW block beside its split arrays lost it every step).
- * Not at every free: a page lazily freed costs its next write (measured
- * here: a step that makes a whole block, then reuses a 1 MiB split object
- * and writes it, 2.8x the time of the same step with two whole blocks,
- * scripts/bench runtime 6b), which a loop that reuses its split objects
- * before any other placed allocation never pays. */
+ * Those pages are the kinds' memory (a bound HBM part's pages stay on HBM),
+ * so a kept object must never hold what a placed allocation needs (measured
+ * before: an HBW allocation that fitted once they were released was
+ * OOM-killed under MPOL_BIND). Before a placed allocation of a kind a kept
+ * object holds, the object's pages are lazily freed (MADV_FREE,
+ * hm_split_release) where they could be needed: where the kind has a
+ * budget and its live bytes with the kept parts' exceed it (kept pages
+ * count against the budget, which divides a node's HBM among MPI ranks),
+ * or where the kind's nodes would keep less than a margin free after the
+ * request (room.c). The kernel takes lazily freed pages back, without
+ * swap, as soon as an allocation on their node is short of memory, and a
+ * reuse finds them where it did not; the object stays kept. Not at every
+ * free, nor at every placed allocation: a page lazily freed costs its next
+ * write (measured here: a step that makes a whole block, then reuses a
+ * 1 MiB split object and writes it, 2.3-2.8x the time of the same step
+ * with two whole blocks when every such allocation gave the pages back,
+ * scripts/bench runtime 6b). Another process's allocations do not make
+ * this one give its pages back unless a budget divides the node. */
 enum { CACHE_SLOTS = 8 };
 #define CACHE_BYTES ((uint64_t)1 << 30)
 static struct split_obj Cache[CACHE_SLOTS]; /* base 0: empty */
@@ -269,18 +274,23 @@ static uint64_t CachedBytes;
  * change; objects of sizes no longer asked for must not hold every slot). */
 static uint64_t KeptAt[CACHE_SLOTS], KeptCount;
 /* Per kind, how many kept objects hold a placed part of it with their
- * pages not yet lazily freed: the one load a placed allocation makes
- * (hm_split_give_back). */
+ * pages not yet lazily freed (the one load a placed allocation makes,
+ * hm_split_give_back), and those parts' bytes. */
 _Atomic int hm_split_kept[HMPLACE_KIND_COUNT];
+_Atomic uint64_t hm_split_kept_bytes[HMPLACE_KIND_COUNT];
 
 static void count_kept(const struct split_obj *o, int delta) {
   struct split_code c;
   if (o->lazy || !decode(o->code, &c))
     return;
   for (int i = 0; i < c.n; ++i)
-    if (o->placed[i])
+    if (o->placed[i]) {
       atomic_fetch_add_explicit(&hm_split_kept[c.kind[i]], delta,
                                 memory_order_relaxed);
+      atomic_fetch_add_explicit(&hm_split_kept_bytes[c.kind[i]],
+                                (uint64_t)delta * o->part[i],
+                                memory_order_relaxed);
+    }
 }
 
 /* Take kept object \p i out of the cache (lock held). */
@@ -358,6 +368,26 @@ void hm_split_release(int k) {
     out[i].lazy = 1;
     keep_or_unmap(&out[i]);
   }
+}
+
+/* Whether the kept objects holding kind \p k may keep their pages through
+ * a placed request of \p req bytes of it (taken from its budget already):
+ * within the budget with them counted, and room on the kind's nodes. */
+static int kept_may_stay(int k, size_t req) {
+  struct kstate *s = &hm_kinds[k];
+  uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
+  if (b && (int64_t)atomic_load_explicit(&s->live, memory_order_relaxed) +
+                   (int64_t)atomic_load_explicit(&hm_split_kept_bytes[k],
+                                                 memory_order_relaxed) >
+               (int64_t)b)
+    return 0;
+  int idx = slot_for(k);
+  return idx < 0 || hm_room_for(idx, req);
+}
+
+void hm_split_make_room(int k, size_t req) {
+  if (!kept_may_stay(k, req))
+    hm_split_release(k);
 }
 
 static int same_binding(const struct split_obj *a, const struct split_obj *b,
@@ -538,7 +568,7 @@ static void *split_map(const struct split_code *c, int code, size_t n) {
   if (!reuse(&o, c->n)) {
     for (int i = 0; i < c->n; ++i)
       if (o.placed[i])
-        hm_split_give_back(c->kind[i]);
+        hm_split_give_back(c->kind[i], o.part[i]);
     o.base = map_fresh(c, &o, size, run);
   }
   if (!o.base || record(&o) != 0) {

@@ -26,18 +26,24 @@ int hm_split_whole_kind(int code, size_t n) HM_HIDDEN;
 /* The kind of split \p code's largest share, -1 for no split. */
 int hm_split_largest_kind(int code) HM_HIDDEN;
 /* Kept (freed) split objects holding a placed part of each kind whose
- * pages are not yet lazily freed. */
+ * pages are not yet lazily freed, and those parts' bytes. */
 extern _Atomic int hm_split_kept[HMPLACE_KIND_COUNT] HM_HIDDEN;
+extern _Atomic uint64_t hm_split_kept_bytes[HMPLACE_KIND_COUNT] HM_HIDDEN;
 /* Lazily free (MADV_FREE) the pages of the kept objects that hold a placed
  * part of kind \p k; they stay kept for reuse. */
 void hm_split_release(int k) HM_HIDDEN;
-/* Before a placed allocation of kind \p k (a whole block, a split object
- * that reuses nothing, a realloc that grows): kept objects give their pages
- * back to the kernel. One relaxed load where none holds k. */
-static inline void hm_split_give_back(int k) {
+/* The same where they could hold memory a placed request of \p req bytes
+ * of kind \p k needs (split.c says when). */
+void hm_split_make_room(int k, size_t req) HM_HIDDEN;
+/* Before a placed allocation of \p req bytes of kind \p k (a whole block, a
+ * split object's part that reuses nothing, a realloc that grows), its bytes
+ * already taken from the kind's budget if it has one: kept objects give
+ * their pages back to the kernel where the allocation could need them. One
+ * relaxed load where none holds k. */
+static inline void hm_split_give_back(int k, size_t req) {
   if (__builtin_expect(
           atomic_load_explicit(&hm_split_kept[k], memory_order_relaxed), 0))
-    hm_split_release(k);
+    hm_split_make_room(k, req);
 }
 /* Whether a realloc of split object \p p to \p n bytes keeps it in place:
  * the same pages, or a size too small to split (a new object would go

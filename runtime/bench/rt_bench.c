@@ -21,8 +21,8 @@
  *  6. the same for objects of a few hundred KiB (400 KiB and 1 MiB), the
  *     size just over the split threshold where the runtime's own work per
  *     object shows most: allocation and free alone, then with every page
- *     written. 6b: a time step that also makes a whole HBW block (whose
- *     allocation has the kept split object's pages lazily freed).
+ *     written. 6b: a time step that also makes a whole HBW block (which
+ *     gives the kept split object's pages back only where the node is short).
  * Run with MEMKIND_HBW_NODES=0 so that HBW kinds are served here.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
@@ -159,8 +159,9 @@ static void split_mid(void) {
 }
 
 /* 6b: a time step that makes a whole HBW block, then its split object: the
- * whole block's allocation has the kept split object's pages lazily freed,
- * so each reuse writes lazily freed pages. */
+ * whole block's allocation would have the kept split object's pages lazily
+ * freed where the node is short, and each reuse would then write lazily
+ * freed pages (a slow first write on a VM). */
 static void step_loop(int split) {
   enum hmplace_kind s = HMPLACE_SPLIT(HMPLACE_HBW, 75, HMPLACE_REGULAR);
   for (int i = 0; i < MID_ITERS / 4; ++i) {
