@@ -419,18 +419,26 @@ enum hmplace_kind hmplace_ctx_kind(const char *d) {
   int i = choose(s);
   if (__builtin_expect(hm_reporting | hm_log_on, 0)) {
     hmplace_ctx_chosen.hmplace_site = d;
-    hmplace_ctx_chosen.hmplace_choice = i;
+    hmplace_ctx_chosen.hmplace_choice = i + 2;
   }
   return (enum hmplace_kind)(i < 0 ? s->fallback : s->e[i].kind);
 }
 
-void hm_ctx_account_chosen(const char *d, size_t bytes) {
-  hmplace_ctx_chosen.hmplace_site = NULL;
+void hm_ctx_account_chosen(const char *chosen, size_t bytes) {
+  /* hmplace_ctx_kind's choice (the site as given, 2 + the entry), or an
+   * inline site's (its descriptor, 16-byte aligned, with 1 + the entry in
+   * the low bits; the choice field left 0): hmplace.h. */
+  const char *d = chosen;
+  int i = hmplace_ctx_chosen.hmplace_choice - 2;
+  if (!hmplace_ctx_chosen.hmplace_choice) {
+    d = (const char *)((uintptr_t)chosen & ~(uintptr_t)15);
+    i = (int)((uintptr_t)chosen & 15) - 1;
+  }
+  hm_ctx_forget_choice();
   if (hm_reporting)
-    count_choice(site_of(d), hmplace_ctx_chosen.hmplace_choice, bytes);
+    count_choice(site_of(d), i, bytes);
   if (hm_log_on) {
     struct ctx_site *s = site_of(d);
-    int i = hmplace_ctx_chosen.hmplace_choice;
     hm_log_entry = i >= 0 && (unsigned)i < s->n && s->e[i].stats
                        ? s->e[i].stats->key
                        : s->where;

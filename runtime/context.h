@@ -26,6 +26,7 @@ void hm_ctx_account_chosen(const char *site, size_t bytes);
  * constructor) is not this thread's next allocation's. */
 static inline void hm_ctx_forget_choice(void) {
   hmplace_ctx_chosen.hmplace_site = NULL;
+  hmplace_ctx_chosen.hmplace_choice = 0;
 }
 static inline void hm_ctx_account(size_t bytes) {
   if (__builtin_expect(hm_reporting | hm_log_on, 0) &&

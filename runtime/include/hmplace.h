@@ -426,9 +426,11 @@ static __inline__ void hmplace_ctx_cleanup(uint32_t *hmplace_depth) {
   hmplace_ctx_tls.hmplace_depth = *hmplace_depth;
 }
 
-/* HmPlace.so decides small context sites inline and leaves the site and the
- * entry chosen (an index into the table's entries, -1 for none) here; the
- * placed entry point that follows counts them for the per-entry report. */
+/* The site and the entry chosen, which the placed entry point that follows
+ * counts for the per-entry report. HmPlace.so decides small context sites
+ * inline and stores one word: the site's descriptor (16-byte aligned) with
+ * 1 + the entry's index (0 for none) in its low four bits, the choice left
+ * 0; hmplace_ctx_kind stores the site as given and 2 + the index. */
 struct hmplace_ctx_chosen {
   const char *hmplace_site;
   int32_t hmplace_choice;

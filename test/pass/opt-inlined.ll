@@ -9,25 +9,31 @@
 ; RUN: FileCheck %s --check-prefix=REMARK < %t/remarks
 ; The site's table is the text of HMPLACE_BY_CALLERS's arguments, which
 ; hmrewrite writes into sources: the runtime reads the same either way.
-; CHECK: @hmplace.site = private constant {{.*}} c"\22util.h:12:10\22, (HMPLACE_HBW, \22solver.c:88\22), (HMPLACE_REGULAR, \22grid.c:40\22), HMPLACE_HEAP\00"
+; CHECK: @hmplace.site = private constant {{.*}} c"\22util.h:12:10\22, (HMPLACE_HBW, \22solver.c:88\22), (HMPLACE_REGULAR, \22grid.c:40\22), HMPLACE_HEAP\00", align 16
 ; CHECK: @llvm.global_ctors = {{.*}} @hmplace.register_sites
 ; The decision is inline: the top of the per-thread stack compared with the
 ; entries' caller frames (ids: file name hash, line), the first match's kind
-; selected; the site and the choice are left in thread-local storage for
-; the runtime's per-entry report.
+; selected; the site and the choice (1 + the entry's index in the
+; descriptor's low bits: entry 1 matches first) are left in thread-local
+; storage for the runtime's per-entry report, in one store. The index is
+; kept in the stack's array by a mask.
 ; CHECK-LABEL: define ptr @xmalloc
 ; CHECK: %[[TLS:.*]] = call {{.*}}ptr @llvm.threadlocal.address.p0(ptr {{.*}}@hmplace_ctx_tls)
 ; CHECK: %hm.depth = load i32, ptr %[[TLS]]
+; CHECK: %[[BELOW:.*]] = sub i32 %hm.depth, 1
+; CHECK: and i32 %[[BELOW]], 63
 ; CHECK: %hm.frame = load i64
 ; CHECK: %[[TOP:.*]] = lshr i64 %hm.frame, 12
 ; CHECK: icmp eq i64 %[[TOP]], 3260128120799272
 ; CHECK: %[[K1:.*]] = select i1 %{{.*}}, i32 0, i32 -1
+; CHECK: %[[C1:.*]] = select i1 %{{.*}}, i64 2, i64 0
 ; CHECK: icmp eq i64 %{{.*}}, 810527370510424
 ; CHECK: %[[KIND:.*]] = select i1 %{{.*}}, i32 3, i32 %[[K1]]
+; CHECK: %[[C0:.*]] = select i1 %{{.*}}, i64 1, i64 %[[C1]]
+; CHECK: %[[TAGGED:.*]] = or i64 ptrtoint (ptr @hmplace.site to i64), %[[C0]]
 ; CHECK: %[[CH:.*]] = call {{.*}}ptr @llvm.threadlocal.address.p0(ptr {{.*}}@hmplace_ctx_chosen)
-; CHECK: store ptr @hmplace.site, ptr %[[CH]]
-; CHECK: store i32
-; CHECK: call ptr @hmplace_malloc(i32 %[[KIND]], i64 %n)
+; CHECK-NEXT: store i64 %[[TAGGED]], ptr %[[CH]]
+; CHECK-NEXT: call ptr @hmplace_malloc(i32 %[[KIND]], i64 %n)
 ; REMARK: remark: util.h:12:10: placed malloc at /src/util.h:12:10 by its callers (call-stack entries: 'util.h:12 > solver.c:88' 'util.h:12 > grid.c:40'; otherwise the ordinary heap)
 ; CHECK-LABEL: define void @solver
 ; CHECK: call ptr @hmplace_malloc(i32 3, i64 %n)

@@ -157,7 +157,9 @@ GlobalVariable *SiteDescriptors::descriptor(const std::string &Desc) {
     Constant *Init = ConstantDataArray::getString(M.getContext(), Desc);
     G = new GlobalVariable(M, Init->getType(), true,
                            GlobalValue::PrivateLinkage, Init, "hmplace.site");
-    G->setAlignment(Align(8)); // the runtime hashes the address
+    // The runtime hashes the address; the low four bits are free for the
+    // entry an inline site chose (storeChoice).
+    G->setAlignment(Align(16));
   }
   return G;
 }
@@ -182,19 +184,21 @@ Value *SiteDescriptors::kindFor(const std::string &Table,
         "hmplace_ctx_kind", FunctionType::get(I32, {B.getPtrTy()}, false));
     return B.CreateCall(Fn, {G}, "hm.kind");
   }
-  Value *Kind = B.getInt32(Fallback), *Choice = B.getInt32(-1);
+  static_assert((CtxCap & (CtxCap - 1)) == 0, "a mask keeps ids in range");
+  Value *Kind = B.getInt32(Fallback), *Choice = B.getInt64(0);
   Value *T = stackAddress(B);
   Value *D = B.CreateLoad(I32, T, "hm.depth");
   Value *Known = B.CreateICmpULE(D, B.getInt32(CtxCap));
   // ids[depth - 1 - f], with the index kept inside the array whatever the
-  // depth (the result is then ignored by the depth test); loaded once each.
+  // depth by a mask (the result is then ignored by the depth test: where it
+  // passes, the index is below CAP and the mask leaves it as it is); loaded
+  // once each.
   SmallVector<Value *, 4> Ids;
   auto IdBelowTop = [&](unsigned F) {
     if (F < Ids.size())
       return Ids[F];
-    Value *Idx = B.CreateSub(D, B.getInt32(F + 1));
-    Idx = B.CreateSelect(B.CreateICmpULT(Idx, B.getInt32(CtxCap)), Idx,
-                         B.getInt32(CtxCap));
+    Value *Idx =
+        B.CreateAnd(B.CreateSub(D, B.getInt32(F + 1)), B.getInt32(CtxCap - 1));
     Value *Off =
         B.CreateAdd(B.CreateShl(B.CreateZExt(Idx, I64), 3), B.getInt64(8));
     Ids.push_back(B.CreateAlignedLoad(I64, B.CreateGEP(B.getInt8Ty(), T, Off),
@@ -214,16 +218,18 @@ Value *SiteDescriptors::kindFor(const std::string &Table,
       OK = B.CreateAnd(OK, Eq);
     }
     Kind = B.CreateSelect(OK, B.getInt32(C.Kind), Kind);
-    Choice = B.CreateSelect(OK, B.getInt32(I), Choice);
+    Choice = B.CreateSelect(OK, B.getInt64(I + 1), Choice);
   }
-  // For the per-entry report: the site and the entry chosen, counted by the
-  // placed entry point that follows (two stores, no branch: a branch per
-  // site made -O2 compiles measurably slower).
-  storeChoice(B, G, Choice);
+  // For the per-entry report: the site and the entry chosen (1 + its
+  // index, 0 for none, in the descriptor's low bits), counted by the placed
+  // entry point that follows (one store, no branch: a branch per site made
+  // -O2 compiles measurably slower).
+  static_assert(MaxInlineChoices < 16, "the choice fits the low bits");
+  storeChoice(B, B.CreateOr(B.CreatePtrToInt(G, I64), Choice));
   return Kind;
 }
 
-void SiteDescriptors::storeChoice(IRBuilder<> &B, Value *Desc, Value *Choice) {
+void SiteDescriptors::storeChoice(IRBuilder<> &B, Value *Tagged) {
   GlobalVariable *Chosen = M.getGlobalVariable("hmplace_ctx_chosen");
   if (!Chosen) {
     Chosen = new GlobalVariable(
@@ -232,10 +238,7 @@ void SiteDescriptors::storeChoice(IRBuilder<> &B, Value *Desc, Value *Choice) {
         GlobalValue::InitialExecTLSModel);
     Chosen->setAlignment(Align(8));
   }
-  Value *C = B.CreateThreadLocalAddress(Chosen);
-  B.CreateAlignedStore(Desc, C, Align(8));
-  B.CreateAlignedStore(Choice, B.CreateConstGEP1_64(B.getInt8Ty(), C, 8),
-                       Align(8));
+  B.CreateAlignedStore(Tagged, B.CreateThreadLocalAddress(Chosen), Align(8));
 }
 
 void SiteDescriptors::finish() {

@@ -58,8 +58,9 @@ public:
 
 private:
   llvm::GlobalVariable *descriptor(const std::string &Desc);
-  void storeChoice(llvm::IRBuilder<> &B, llvm::Value *Desc,
-                   llvm::Value *Choice);
+  /// hmplace_ctx_chosen's site: the descriptor's address with the choice
+  /// in its low bits (hmplace.h).
+  void storeChoice(llvm::IRBuilder<> &B, llvm::Value *Tagged);
   llvm::Module &M;
   std::map<std::string, llvm::GlobalVariable *> Strings;
 };
