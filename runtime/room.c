@@ -6,16 +6,16 @@
  * a page on a VM whose hypervisor tracks the accessed and dirty bits). They
  * need giving back only where the allocation could need their memory: its
  * nodes have less free than it asks and a margin. The kernel says what a
- * node has free in sysfs (about 20 us to read); a reading serves 10 ms, and
- * the kind's own growth since (its live bytes, which a placed allocation
- * counts whichever thread makes it) is taken off it, so the process's own
- * allocations never find a stale reading optimistic. No lock: a reading is
- * published under a sequence count, and two threads that read at once
- * each use their own.
+ * node has free in sysfs (about 20 us to read); a reading serves 10 ms
+ * (requests under HM_ROOM_SMALL trust it longer), and what the process has
+ * come to use more of the kind since (its live bytes and the pages it
+ * keeps, which a placed allocation counts whichever thread makes it) is
+ * taken off it, so the process's own allocations never find a reading
+ * optimistic. No lock: a reading is published under a sequence count, and
+ * two threads that read at once each use their own.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "room.h"
-#include "placed.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -30,9 +30,10 @@ enum { REREAD_NS = 10 * 1000 * 1000 };
 struct reading {
   _Atomic uint64_t seq; /* odd while being written */
   _Atomic uint64_t at;  /* when read (ns); 0: never */
-  _Atomic int64_t free, total, live;
+  _Atomic int64_t free, total, used; /* used: what the process used */
 };
 static struct reading Readings[MAX_SLOTS];
+_Atomic int64_t hm_room_limit[MAX_SLOTS];
 
 static uint64_t now_ns(void) {
   struct timespec t;
@@ -86,14 +87,14 @@ static int read_nodes(const struct slot *sl, int64_t *total, int64_t *free) {
 /* The reading of \p r if it is whole and younger than REREAD_NS at \p now;
  * 0 if there is none. */
 static int recent(struct reading *r, uint64_t now, int64_t *free,
-                  int64_t *total, int64_t *live) {
+                  int64_t *total, int64_t *used) {
   uint64_t q = atomic_load_explicit(&r->seq, memory_order_acquire);
   if (q & 1)
     return 0;
   uint64_t at = atomic_load_explicit(&r->at, memory_order_relaxed);
   *free = atomic_load_explicit(&r->free, memory_order_relaxed);
   *total = atomic_load_explicit(&r->total, memory_order_relaxed);
-  *live = atomic_load_explicit(&r->live, memory_order_relaxed);
+  *used = atomic_load_explicit(&r->used, memory_order_relaxed);
   atomic_thread_fence(memory_order_acquire);
   if (atomic_load_explicit(&r->seq, memory_order_relaxed) != q)
     return 0;
@@ -102,31 +103,35 @@ static int recent(struct reading *r, uint64_t now, int64_t *free,
 
 /* Publish a reading, unless another thread is publishing one. */
 static void publish(struct reading *r, uint64_t now, int64_t free,
-                    int64_t total, int64_t live) {
+                    int64_t total, int64_t used) {
   uint64_t q = atomic_load_explicit(&r->seq, memory_order_relaxed);
   if ((q & 1) || !atomic_compare_exchange_strong(&r->seq, &q, q + 1))
     return;
   atomic_store_explicit(&r->at, now, memory_order_relaxed);
   atomic_store_explicit(&r->free, free, memory_order_relaxed);
   atomic_store_explicit(&r->total, total, memory_order_relaxed);
-  atomic_store_explicit(&r->live, live, memory_order_relaxed);
+  atomic_store_explicit(&r->used, used, memory_order_relaxed);
   atomic_store_explicit(&r->seq, q + 2, memory_order_release);
 }
 
-int hm_room_for(int idx, size_t req) {
+int hm_room_read(int idx, int64_t used, size_t req) {
   const struct slot *sl = &hm_slots[idx];
-  struct kstate *s = &hm_kinds[sl->kind];
   struct reading *r = &Readings[idx];
   uint64_t now = now_ns();
-  int64_t free, total, live0;
-  if (!recent(r, now, &free, &total, &live0)) {
-    live0 = (int64_t)atomic_load_explicit(&s->live, memory_order_relaxed);
-    if (read_nodes(sl, &total, &free) != 0)
+  int64_t free, total, used0;
+  if (!recent(r, now, &free, &total, &used0)) {
+    used0 = used;
+    if (read_nodes(sl, &total, &free) != 0) {
+      atomic_store_explicit(&hm_room_limit[idx], 0, memory_order_relaxed);
       return 0;
-    publish(r, now, free, total, live0);
+    }
+    publish(r, now, free, total, used0);
   }
-  int64_t grown =
-      (int64_t)atomic_load_explicit(&s->live, memory_order_relaxed) - live0;
   int64_t margin = total / 32 > MIN_MARGIN ? total / 32 : MIN_MARGIN;
-  return free - (grown > 0 ? grown : 0) - (int64_t)req >= margin;
+  /* used - used0 + req <= free - margin, for this request and (the limit)
+   * the small ones after it. */
+  int64_t limit = used0 + free - margin;
+  atomic_store_explicit(&hm_room_limit[idx], limit > 0 ? limit : 0,
+                        memory_order_relaxed);
+  return used + (int64_t)req <= limit;
 }

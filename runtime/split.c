@@ -375,14 +375,14 @@ void hm_split_release(int k) {
  * within the budget with them counted, and room on the kind's nodes. */
 static int kept_may_stay(int k, size_t req) {
   struct kstate *s = &hm_kinds[k];
+  int64_t used = (int64_t)atomic_load_explicit(&s->live, memory_order_relaxed) +
+                 (int64_t)atomic_load_explicit(&hm_split_kept_bytes[k],
+                                               memory_order_relaxed);
   uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
-  if (b && (int64_t)atomic_load_explicit(&s->live, memory_order_relaxed) +
-                   (int64_t)atomic_load_explicit(&hm_split_kept_bytes[k],
-                                                 memory_order_relaxed) >
-               (int64_t)b)
+  if (b && used > (int64_t)b)
     return 0;
   int idx = slot_for(k);
-  return idx < 0 || hm_room_for(idx, req);
+  return idx < 0 || hm_room_for(idx, used, req);
 }
 
 void hm_split_make_room(int k, size_t req) {

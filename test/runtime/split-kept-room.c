@@ -2,14 +2,14 @@
 // allocation of a kind it holds only where it could hold memory that
 // allocation needs. Here the HBW node (node 0) has gigabytes free: after a
 // 32 MiB 75%-HBW split object is written and freed, a whole 20 MiB HBW block
-// leaves the kept object's pages as they were (none lazily freed: a lazily
-// freed page costs its next write), and once the block is freed the next
-// split object of that size is the kept one. With a budget of 40 MiB for HBW,
-// the kept object's 24 MiB of HBW count against it: 20 MiB live + 24 MiB kept
-// is over, so its pages are lazily freed (MADV_FREE: /proc/self/smaps counts
-// them as LazyFree) and it stays kept for reuse once the block is freed.
-// Checked failing with the pages given back at every such allocation (the
-// first run) and with the budget not counted (the second).
+// and 100 small ones leave the kept object's pages as they were (none lazily
+// freed: a lazily freed page costs its next write), and once the block is
+// freed the next split object of that size is the kept one. With a budget of
+// 40 MiB for HBW, the kept object's 24 MiB of HBW count against it: 20 MiB
+// live + 24 MiB kept is over, so its pages are lazily freed (MADV_FREE:
+// /proc/self/smaps counts them as LazyFree) and it stays kept for reuse once
+// the block is freed. Checked failing with the pages given back at every such
+// allocation (the first run) and with the budget not counted (the second).
 // RUN: %clang %hmplace_cflags -O1 %s %hmplace_lib -o %t
 // RUN: %hbw %t | FileCheck --check-prefix=ROOM %s
 // RUN: %hbw HMPLACE_BUDGET=HBW=40MiB %t | FileCheck --check-prefix=BUDGET %s
@@ -48,6 +48,8 @@ int main(void) {
   hmplace_free(p);
   char *w = hmplace_malloc(HMPLACE_HBW, W);
   memset(w, 1, W);
+  for (int i = 0; i < 100; ++i) /* small ones: the last reading's limit */
+    hmplace_free(hmplace_malloc(HMPLACE_HBW, 64));
   unsigned long lazy = lazy_kb(p, N);
   hmplace_free(w);
   char *q = hmplace_malloc(s, N);
