@@ -33,9 +33,9 @@ extern _Atomic int64_t hm_room_limit[MAX_SLOTS] HM_HIDDEN;
  * less \p req, at least max(64 MiB, 1/32 of the nodes). 0 where that cannot
  * be known (a slot with no node mask, an unreadable sysfs). */
 static inline int hm_room_for(int idx, int64_t used, size_t req) {
-  if (req < HM_ROOM_SMALL &&
-      used + (int64_t)req <=
-          atomic_load_explicit(&hm_room_limit[idx], memory_order_relaxed))
+  int64_t limit =
+      atomic_load_explicit(&hm_room_limit[idx], memory_order_relaxed);
+  if (req < HM_ROOM_SMALL && limit > 0 && used + (int64_t)req <= limit)
     return 1;
   return hm_room_read(idx, used, req);
 }
