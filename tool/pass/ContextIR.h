@@ -46,8 +46,8 @@ public:
   explicit SiteDescriptors(llvm::Module &M) : M(M) {}
   /// The kind to allocate in, computed before \p Before: inline from the
   /// shadow stack for sites with few entries (compares with constants, and
-  /// a call to the runtime only while a report is on), else
-  /// `hmplace_ctx_kind(desc)`.
+  /// one thread-local store of the choice for the per-entry report, which
+  /// the placed entry point counts), else `hmplace_ctx_kind(desc)`.
   /// \p Table is the site's table text (contextTableText), which the
   /// runtime parses; \p Choices and \p Fallback are what it says.
   llvm::Value *kindFor(const std::string &Table,
