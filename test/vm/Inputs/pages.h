@@ -72,6 +72,19 @@ static inline void describe(char *buf, size_t len, const long counts[MAXN],
              buf[0] ? "," : "", unknown);
 }
 
+// Makes, writes and frees \p count 75%-HBW split objects of 200, 208, ...
+// MiB (sizes apart, so none reuses another): the runtime keeps them, about
+// 150 MiB of HBM pages each.
+static inline void kept_split_objects(int count) {
+  enum hmplace_kind s = HMPLACE_SPLIT(HMPLACE_HBW, 75, HMPLACE_REGULAR);
+  for (int i = 0; i < count; ++i) {
+    size_t n = (size_t)(200 + 8 * i) << 20;
+    char *p = (char *)hmplace_malloc(s, n);
+    memset(p, 1, n);
+    hmplace_free(p);
+  }
+}
+
 // The node sets of two blocks are the same and their shares match within
 // 2% of the pages (interleaving may start on another node).
 static inline int same_nodes(const long a[MAXN], const long b[MAXN],

@@ -13,13 +13,7 @@
 
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0);
-  enum hmplace_kind s = HMPLACE_SPLIT(HMPLACE_HBW, 75, HMPLACE_REGULAR);
-  for (int i = 0; i < 4; ++i) {
-    size_t n = (size_t)(200 + 8 * i) << 20;
-    char *p = hmplace_malloc(s, n);
-    memset(p, 1, n);
-    hmplace_free(p);
-  }
+  kept_split_objects(4);
   printf("split objects made and freed\n");
   size_t n = (size_t)600 << 20;
   char *q = hmplace_malloc(HMPLACE_HBW, n);

@@ -20,13 +20,7 @@ static void written(const char *who, char *p, size_t n) {
 }
 
 static int keep(const char *ready, const char *done) {
-  enum hmplace_kind s = HMPLACE_SPLIT(HMPLACE_HBW, 75, HMPLACE_REGULAR);
-  for (int i = 0; i < 3; ++i) {
-    size_t n = (size_t)(200 + 8 * i) << 20;
-    char *p = hmplace_malloc(s, n);
-    memset(p, 1, n);
-    hmplace_free(p);
-  }
+  kept_split_objects(3);
   size_t n = (size_t)100 << 20;
   char *q = hmplace_malloc(HMPLACE_HBW, n);
   memset(q, 2, n);
