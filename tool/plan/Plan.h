@@ -229,6 +229,12 @@ struct Placement {
   /// choose(): the first choice whose callers are the innermost noted
   /// frames, else the fallback).
   int kindOnStack(llvm::ArrayRef<uint64_t> Noted) const;
+  /// Contextual: what the run-time check decides where all that is known
+  /// is the innermost noted frame, \p Top (the call of the function that
+  /// holds this call): the index of the choice it picks, -1 for the
+  /// fallback (no choice names \p Top first), or nothing where it depends
+  /// on frames further out (the first choice naming \p Top has more).
+  std::optional<int> choiceWithTop(uint64_t Top) const;
   /// Contextual: "call-stack entries: 'a' 'b'; otherwise KIND", as both
   /// front ends word their remarks.
   std::string contextSummary() const;

@@ -269,6 +269,18 @@ int Placement::kindOnStack(ArrayRef<uint64_t> Noted) const {
   return fallbackKind();
 }
 
+std::optional<int> Placement::choiceWithTop(uint64_t Top) const {
+  for (size_t I = 0; I < Choices.size(); ++I) {
+    const std::vector<uint64_t> &Callers = Choices[I].Callers;
+    if (!Callers.empty() && !contextFrameMatches(Top, Callers.front()))
+      continue;
+    if (Callers.size() > 1)
+      return std::nullopt;
+    return static_cast<int>(I);
+  }
+  return -1;
+}
+
 std::string Placement::contextSummary() const {
   std::string S = "call-stack entries:";
   for (const ContextChoice &Ch : Choices)
