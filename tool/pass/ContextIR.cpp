@@ -172,9 +172,9 @@ static constexpr size_t MaxInlineChoices = 8;
 // site's constants: entry i matches if depth >= its frame count, depth <=
 // CAP, and each frame equals the id below the top (ignoring the column when
 // the plan gives none). The first match wins; a select chain picks its kind.
-Value *SiteDescriptors::kindFor(const std::string &Table,
-                                const std::vector<ContextChoice> &Choices,
-                                int Fallback, Instruction *Before) {
+ContextKind SiteDescriptors::kindFor(const std::string &Table,
+                                     const std::vector<ContextChoice> &Choices,
+                                     int Fallback, Instruction *Before) {
   GlobalVariable *G = descriptor(Table);
   IRBuilder<> B(Before);
   B.SetCurrentDebugLocation(Before->getDebugLoc());
@@ -182,7 +182,8 @@ Value *SiteDescriptors::kindFor(const std::string &Table,
   if (Choices.size() > MaxInlineChoices) {
     FunctionCallee Fn = M.getOrInsertFunction(
         "hmplace_ctx_kind", FunctionType::get(I32, {B.getPtrTy()}, false));
-    return B.CreateCall(Fn, {G}, "hm.kind");
+    CallInst *Call = B.CreateCall(Fn, {G}, "hm.kind");
+    return {Call, Call, G};
   }
   static_assert((CtxCap & (CtxCap - 1)) == 0, "a mask keeps ids in range");
   Value *Kind = B.getInt32(Fallback), *Choice = B.getInt64(0);
@@ -225,20 +226,54 @@ Value *SiteDescriptors::kindFor(const std::string &Table,
   // entry point that follows (one store, no branch: a branch per site made
   // -O2 compiles measurably slower).
   static_assert(MaxInlineChoices < 16, "the choice fits the low bits");
-  storeChoice(B, B.CreateOr(B.CreatePtrToInt(G, I64), Choice));
-  return Kind;
+  StoreInst *Record =
+      storeChoice(B, B.CreateOr(B.CreatePtrToInt(G, I64), Choice));
+  return {Kind, Record, G};
 }
 
-void SiteDescriptors::storeChoice(IRBuilder<> &B, Value *Tagged) {
+/// hmplace.h's thread-local struct hmplace_ctx_chosen.
+static GlobalVariable *chosenVariable(Module &M) {
   GlobalVariable *Chosen = M.getGlobalVariable("hmplace_ctx_chosen");
   if (!Chosen) {
+    LLVMContext &Ctx = M.getContext();
     Chosen = new GlobalVariable(
-        M, StructType::get(B.getPtrTy(), B.getInt32Ty()), false,
-        GlobalValue::ExternalLinkage, nullptr, "hmplace_ctx_chosen", nullptr,
-        GlobalValue::InitialExecTLSModel);
+        M, StructType::get(PointerType::getUnqual(Ctx), Type::getInt32Ty(Ctx)),
+        false, GlobalValue::ExternalLinkage, nullptr, "hmplace_ctx_chosen",
+        nullptr, GlobalValue::InitialExecTLSModel);
     Chosen->setAlignment(Align(8));
   }
-  B.CreateAlignedStore(Tagged, B.CreateThreadLocalAddress(Chosen), Align(8));
+  return Chosen;
+}
+
+void SiteDescriptors::decide(const ContextKind &K, int Choice, int Kind) {
+  IRBuilder<> B(K.Record);
+  B.SetCurrentDebugLocation(K.Record->getDebugLoc());
+  if (auto *Store = dyn_cast<StoreInst>(K.Record)) {
+    Value *Was = Store->getValueOperand();
+    Store->setOperand(0, B.CreateOr(B.CreatePtrToInt(K.Desc, B.getInt64Ty()),
+                                    B.getInt64(Choice + 1)));
+    RecursivelyDeleteTriviallyDeadInstructions(Was);
+  } else {
+    // In place of hmplace_ctx_kind, its record (any number of entries):
+    // the site as given and 2 + the entry.
+    Module &M = *B.GetInsertBlock()->getModule();
+    Value *Chosen = B.CreateThreadLocalAddress(chosenVariable(M));
+    B.CreateAlignedStore(K.Desc, Chosen, Align(8));
+    B.CreateAlignedStore(B.getInt32(Choice + 2),
+                         B.CreateConstGEP1_64(B.getInt8Ty(), Chosen, 8),
+                         Align(8));
+  }
+  K.Kind->replaceAllUsesWith(B.getInt32(Kind));
+  if (K.Record != K.Kind)
+    RecursivelyDeleteTriviallyDeadInstructions(K.Kind);
+  else
+    K.Record->eraseFromParent();
+}
+
+StoreInst *SiteDescriptors::storeChoice(IRBuilder<> &B, Value *Tagged) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  return B.CreateAlignedStore(
+      Tagged, B.CreateThreadLocalAddress(chosenVariable(M)), Align(8));
 }
 
 void SiteDescriptors::finish() {

@@ -38,6 +38,15 @@ llvm::Function *forkedRegion(llvm::CallBase *CB);
 /// every thread (noting the fork call would cover the forking thread only).
 void noteBody(llvm::Function &F, uint64_t Id);
 
+/// What a context site computes its kind with (SiteDescriptors::kindFor).
+struct ContextKind {
+  llvm::Value *Kind = nullptr;
+  /// What records the choice for the per-entry report: the store of the
+  /// tagged descriptor, or the runtime call (then also Kind).
+  llvm::Instruction *Record = nullptr;
+  llvm::GlobalVariable *Desc = nullptr;
+};
+
 /// Context-site descriptors of one module: one private string constant per
 /// distinct descriptor, and a constructor that registers them all at start-up
 /// so that the runtime report names entries whose allocations never ran.
@@ -50,9 +59,13 @@ public:
   /// the placed entry point counts), else `hmplace_ctx_kind(desc)`.
   /// \p Table is the site's table text (contextTableText), which the
   /// runtime parses; \p Choices and \p Fallback are what it says.
-  llvm::Value *kindFor(const std::string &Table,
-                       const std::vector<ContextChoice> &Choices, int Fallback,
-                       llvm::Instruction *Before);
+  ContextKind kindFor(const std::string &Table,
+                      const std::vector<ContextChoice> &Choices, int Fallback,
+                      llvm::Instruction *Before);
+  /// Replace what \p K computes with the decision \p Choice (an index
+  /// into the site's choices, -1 for none) taken at compile time: the
+  /// constant \p Kind, and the same record for the report.
+  static void decide(const ContextKind &K, int Choice, int Kind);
   /// Emit the registration constructor (once, after all sites).
   void finish();
 
@@ -60,7 +73,8 @@ private:
   llvm::GlobalVariable *descriptor(const std::string &Desc);
   /// hmplace_ctx_chosen's site: the descriptor's address with the choice
   /// in its low bits (hmplace.h).
-  void storeChoice(llvm::IRBuilder<> &B, llvm::Value *Tagged);
+  static llvm::StoreInst *storeChoice(llvm::IRBuilder<> &B,
+                                      llvm::Value *Tagged);
   llvm::Module &M;
   std::map<std::string, llvm::GlobalVariable *> Strings;
 };

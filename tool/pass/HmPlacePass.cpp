@@ -33,6 +33,7 @@
 /// knowledge of them for the optimizations that follow.
 ///
 //===----------------------------------------------------------------------===//
+#include "CallerCopies.h"
 #include "ContextIR.h"
 #include "FortranIR.h"
 #include "ProfileIR.h"
@@ -642,6 +643,7 @@ private:
   void placeOne(Site &S, const Placement &P, const SiteDecision &D,
                 SiteDescriptors &Descs, RemarkFolder &Remarks);
   void nameForLog(CallBase *Placed, const PlanEntry *E);
+  std::vector<NotedCall> notedCalls(SiteMatcher &Matcher);
   void noteCallers(SiteMatcher &Matcher);
   void reportMisses(const SiteMatcher &Matcher);
   void reportUnmatchedHere(const SiteMatcher &Matcher);
@@ -683,6 +685,8 @@ private:
   std::string Path, Resolved;
   const LoadedPlan *L = nullptr;
   std::vector<Site> Sites;
+  /// The context sites placed, for copies per caller (CallerCopies.h).
+  std::vector<PlacedContextSite> ContextSites;
   unsigned LocatedSites = 0;
   bool SawCallWithoutLoc = false;
   /// The plan has `(function)` entries: calls in functions without debug
@@ -836,8 +840,9 @@ void ModulePlacer::placeOne(Site &S, const Placement &P, const SiteDecision &D,
     Remarks.add(RemarkFolder::Passed, "KeptOnHeap", S.CB, D.Remark);
     break;
   case SiteDecision::PlaceByCallers: {
-    Value *KindV = Descs.kindFor(D.Table, P.Choices, P.fallbackKind(), S.CB);
-    CallBase *New = placeCall(S.CB, *S.F, KindV);
+    ContextKind K = Descs.kindFor(D.Table, P.Choices, P.fallbackKind(), S.CB);
+    ContextSites.push_back({K, &P});
+    CallBase *New = placeCall(S.CB, *S.F, K.Kind);
     Remarks.add(RemarkFolder::Passed, "PlacedByCaller", New, D.Remark);
     Changed = true;
     break;
@@ -887,12 +892,21 @@ void ModulePlacer::nameForLog(CallBase *Placed, const PlanEntry *E) {
   B.CreateStore(Name, B.CreateThreadLocalAddress(Site));
 }
 
-/// Caller frames of call-stack entries: every call here that one names
-/// notes itself on the shadow stack. Collected first: noting splits blocks.
-void ModulePlacer::noteCallers(SiteMatcher &Matcher) {
-  if (!Matcher.needsContext())
-    return;
-  std::vector<std::pair<CallBase *, uint64_t>> Noted;
+/// A function as the source names it (a copy's debug info keeps its
+/// original's name).
+std::string calleeName(const Function &F) {
+  if (const DISubprogram *SP = F.getSubprogram())
+    return functionName(SP->getLinkageName(), SP->getName());
+  return functionName(F.getName(), F.getName());
+}
+
+/// The calls here that a call-stack entry names as a caller frame, with the
+/// entries naming each. Calls on a noted parallel region's line other than
+/// the fork are the region's machinery (the outlined function calling its
+/// body, the runtime's loop and reduction calls): the region is noted, they
+/// are not.
+std::vector<NotedCall> ModulePlacer::notedCalls(SiteMatcher &Matcher) {
+  std::vector<NotedCall> Noted;
   for (Function &Fn : M)
     for (Instruction &I : instructions(Fn)) {
       auto *CB = dyn_cast<CallBase>(&I);
@@ -902,41 +916,74 @@ void ModulePlacer::noteCallers(SiteMatcher &Matcher) {
       if (!hasDebugLocation(DL))
         continue;
       CallContext C = contextOf(DL);
-      if (!Matcher.isNoted(C))
+      std::vector<const PlanEntry *> Through;
+      if (!Matcher.isNoted(C, &Through))
         continue;
       const SourcePos &Pos = C.Frames.front();
-      Noted.push_back({CB, contextFrameId(Pos.File, Pos.Line, Pos.Column)});
+      Noted.push_back({CB, contextFrameId(Pos.File, Pos.Line, Pos.Column),
+                       std::move(Through)});
     }
-  // Calls on a noted parallel region's line other than the fork are the
-  // region's machinery (the outlined function calling its body, the
-  // runtime's loop and reduction calls): the region is noted, they are not.
   std::set<std::pair<std::string, unsigned>> RegionLines;
-  for (auto &[CB, Id] : Noted)
-    if (forkedRegion(CB)) {
-      SourcePos P = contextOf(CB->getDebugLoc().get()).Frames.front();
+  for (const NotedCall &N : Noted)
+    if (forkedRegion(N.CB)) {
+      SourcePos P = contextOf(N.CB->getDebugLoc().get()).Frames.front();
       RegionLines.insert({P.File, P.Line});
     }
-  for (auto &[CB, Id] : Noted) {
+  llvm::erase_if(Noted, [&](const NotedCall &N) {
+    SourcePos P = contextOf(N.CB->getDebugLoc().get()).Frames.front();
+    return !forkedRegion(N.CB) && RegionLines.count({P.File, P.Line});
+  });
+  return Noted;
+}
+
+/// Caller frames of call-stack entries: every call here that one names
+/// notes itself on the shadow stack, unless the call now goes to a copy of
+/// its callee that decides every entry naming it (CallerCopies.h). Collected
+/// first: noting splits blocks.
+void ModulePlacer::noteCallers(SiteMatcher &Matcher) {
+  if (!Matcher.needsContext())
+    return;
+  std::map<CallBase *, CopiedCall> Copied =
+      copyForCallers(ContextSites, notedCalls(Matcher));
+  std::set<const Function *> Copies;
+  for (const auto &[CB, C] : Copied)
+    Copies.insert(C.Copy);
+  Changed |= !Copied.empty();
+  // Again: the copies' own calls note themselves as the originals do (said
+  // once, by the originals). A parallel region forked from a function and
+  // its copy is one outlined function: noted once.
+  std::set<const Function *> Regions;
+  for (const NotedCall &N : notedCalls(Matcher)) {
+    CallBase *CB = N.CB;
     OptimizationRemarkEmitter ORE(CB->getFunction());
+    bool Say = !Copies.count(CB->getFunction());
     SourcePos Key = contextOf(CB->getDebugLoc().get()).Frames.front();
     // An OpenMP parallel region: noted in each of its threads.
     if (Function *Region = forkedRegion(CB)) {
-      noteBody(*Region, Id);
-      ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", CB)
-               << regionNotedRemark(Key));
+      if (Regions.insert(Region).second)
+        noteBody(*Region, N.Id);
+      if (Say)
+        ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", CB)
+                 << regionNotedRemark(Key));
       Changed = true;
       continue;
     }
-    if (RegionLines.count({Key.File, Key.Line}))
+    auto Copy = Copied.find(CB);
+    if (Copy != Copied.end() && Say)
+      ORE.emit(OptimizationRemark(DEBUG_TYPE, "Copied", CB)
+               << copiedRemark(Key, calleeName(*Copy->second.Copy)));
+    if (Copy != Copied.end() && !Copy->second.StillNoted)
       continue;
-    CallBase *Now = noteCall(CB, Id);
+    CallBase *Now = noteCall(CB, N.Id);
     if (!Now) {
       ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotNoted", CB)
                << notNotedMessage(Key, "it is a musttail call"));
       continue;
     }
     // CB may be gone: a call that can throw became an invoke.
-    ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", Now) << notedRemark(Key));
+    if (Say)
+      ORE.emit(OptimizationRemark(DEBUG_TYPE, "Noted", Now)
+               << notedRemark(Key));
     Changed = true;
   }
 }

@@ -103,6 +103,12 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
   return D;
 }
 
+std::string copiedRemark(const SourcePos &Key, StringRef Callee) {
+  return "call at " + Key.str() +
+         " decides its call-stack entries when compiled: it calls a copy of " +
+         Callee.str() + " made for it";
+}
+
 std::string notedRemark(const SourcePos &Key) {
   return "call at " + Key.str() + " notes itself for call-stack entries";
 }

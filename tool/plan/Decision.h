@@ -51,6 +51,9 @@ SiteDecision decideSite(const Placement &P, const SourcePos &Key,
 
 /// The remark for a call at \p Key noted as a caller frame.
 std::string notedRemark(const SourcePos &Key);
+/// HmPlace.so's remark for a call given a copy of its callee in which the
+/// sites it decides have constant kinds (CallerCopies.h).
+std::string copiedRemark(const SourcePos &Key, llvm::StringRef Callee);
 /// The remark for an OpenMP parallel region at \p Key noted as a caller
 /// frame (in every thread that runs it).
 std::string regionNotedRemark(const SourcePos &Key);
