@@ -9,13 +9,16 @@
  *  2. memkind_malloc/free(MEMKIND_HBW) vs hmplace_malloc(HBW)/hmplace_free
  *  3. dispatch path throughput, 2 threads vs 1 thread
  *  4. hmplace_malloc(HBW) called directly vs an allocation through a wrapper
- *     that a call-stack entry places by its caller (shadow-stack push and
- *     pop around the call, hmplace_ctx_kind in the wrapper). Only when built
- *     with HmPlace.so and runtime/bench/ctx-plan.yaml (scripts/bench does);
- *     the program checks that the wrapper's blocks really are placed.
+ *     that a call-stack entry places by its caller. The wrapper is static:
+ *     HmPlace.so gives the caller a copy of it with the kind a constant
+ *     (CallerCopies.h). Only when built with HmPlace.so and
+ *     runtime/bench/ctx-plan.yaml (scripts/bench does); the program checks
+ *     that the wrappers' blocks really are placed.
  *     4b: the same wrapper with its call placed by a constant kind (as a
- *     site entry places it) against the stack entry: what the call-stack
- *     mechanism itself costs, the wrapper's own call left out.
+ *     site entry places it) against the stack entry.
+ *     4c: as 4, through a weak wrapper, which HmPlace.so cannot copy (as one
+ *     in another file): the shadow-stack push around the call and the
+ *     inline check of the stack in the wrapper.
  *  5. a whole placed 32 MiB block vs a split one (HMPLACE_SPLIT, 75% HBW,
  *     25% REGULAR): allocation, first touch of every page, free.
  *  6. the same for objects of a few hundred KiB (400 KiB and 1 MiB), the
@@ -138,6 +141,25 @@ __attribute__((noinline)) static void *site_wrapper(size_t n) {
 }
 static void site_wrapper_pairs(void) { LOOP(site_wrapper, hmplace_free); }
 
+/* 4c: a wrapper the link could replace (weak, as one in another file or
+ * library is to HmPlace.so), which it cannot copy for its caller: its
+ * caller's frame is checked on the shadow stack at run time. The plan names
+ * the malloc and the call below; keep their lines in step with it. */
+__attribute__((noinline, weak)) void *bench_weak_wrapper(size_t n) {
+  return malloc(n);
+}
+static void weak_ctx_pairs(void) {
+  void *b[BATCH];
+  for (size_t i = 0; i < Iters; i += BATCH) {
+    for (size_t j = 0; j < BATCH; ++j) {
+      b[j] = bench_weak_wrapper(size_of(i + j));
+      *(volatile char *)b[j] = 1;
+    }
+    for (size_t j = 0; j < BATCH; ++j)
+      hmplace_free(b[j]);
+  }
+}
+
 /* Comparison 6: mid-sized objects, allocated and freed MID_ITERS times
  * (alone, or with every page written). */
 enum { MID_ITERS = 4096 };
@@ -180,15 +202,15 @@ static void compare_mid(size_t size, int touch, double target);
 
 /* Whether the plan took effect: the wrapper called from an unplanned line
  * stays on the heap, every block of one batch of ctx_pairs is placed. */
-static int ctx_placed(void) {
-  void *q = bench_wrapper(64);
+static int ctx_placed(void *(*wrapper)(size_t), void (*pairs)(void)) {
+  void *q = wrapper(64);
   int unplanned_on_heap = hmplace_owner(q) == 0;
   hmplace_free(q);
   size_t save = Iters;
   struct hmplace_stats before, after;
   hmplace_get_stats(HMPLACE_HBW, &before);
   Iters = BATCH;
-  ctx_pairs();
+  pairs();
   Iters = save;
   hmplace_get_stats(HMPLACE_HBW, &after);
   return unplanned_on_heap && after.allocs - before.allocs == BATCH;
@@ -330,7 +352,8 @@ int main(int argc, char **argv) {
   compare_in("6b. a step: 1 MiB split or whole + 512 KiB", whole_steps,
              "whole in HBW", split_steps, "75% HBW + 25% REGULAR", 2.0,
              "<=", 4e6 / MID_ITERS, "us/step");
-  if (!ctx_placed()) {
+  if (!ctx_placed(bench_wrapper, ctx_pairs) ||
+      !ctx_placed(bench_weak_wrapper, weak_ctx_pairs)) {
     printf("4. (skipped: the wrapper's blocks are not placed by caller; build "
            "with HmPlace.so and runtime/bench/ctx-plan.yaml, as scripts/bench "
            "does)\n");
@@ -342,5 +365,9 @@ int main(int argc, char **argv) {
   compare("4b. the same wrapper, by site vs by stack", site_wrapper_pairs,
           "wrapper, site entry", ctx_pairs, "wrapper, stack entry", 0,
           "the call-stack mechanism's own cost");
+  compare("4c. placed through a wrapper HmPlace.so cannot copy", placed_pairs,
+          "hmplace_malloc(HBW) direct", weak_ctx_pairs,
+          "weak wrapper, stack check", 0,
+          "the stack checked at run time, as for a wrapper in another file");
   return 0;
 }
