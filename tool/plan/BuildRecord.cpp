@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "plan/BuildRecord.h"
+#include "plan/Plan.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
+#include <memory>
 
 using namespace llvm;
 
@@ -160,7 +162,8 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
                  "; build with HmPlace.so and HMPLACE_PLAN first");
     return 0;
   }
-  unsigned Stale = 0, Unexamined = 0, NotPlaced = 0;
+  unsigned Stale = 0, Unexamined = 0, NotPlaced = 0, HeapNoted = 0;
+  std::unique_ptr<SiteMatcher> Matcher; // made for the first unmatched entry
   for (size_t I = 0; I < P.Entries.size(); ++I) {
     if (Matched.count(I))
       continue;
@@ -194,6 +197,19 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
       continue;
     }
     bool Seen = F.namesFile() && Built.namedBy(F.File, P.PlanDir);
+    if (!Matcher)
+      Matcher = std::make_unique<SiteMatcher>(P);
+    if (Seen && Matcher->placesNothingAnywhere(E)) {
+      ++HeapNoted; // as hmrewrite says it
+      auto It = Unmatched.find(unsigned(I));
+      D.report(E.KeyLoc, Severity::Note,
+               "plan entry '" + E.key() + "' (" + E.To.Spelling +
+                   ": the ordinary heap) matched no allocation call" +
+                   (It != Unmatched.end() ? " (" + It->second + ")" : "") +
+                   ": it places nothing either way, its call stays on the "
+                   "ordinary heap");
+      continue;
+    }
     if (auto It = Unmatched.find(unsigned(I)); Seen && It != Unmatched.end()) {
       ++Stale; // the compile of its file said why
       D.report(E.KeyLoc, Severity::Warning,
@@ -221,7 +237,12 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
      << " entries matched";
   if (NotPlaced)
     OS << ", " << NotPlaced << " matched a call but placed nothing";
-  OS << ", " << Stale << " stale, " << Unexamined << " for files not built\n";
+  OS << ", " << Stale << " stale, " << Unexamined << " for files not built";
+  if (HeapNoted)
+    OS << "; " << HeapNoted
+       << " of the ordinary heap matched no call (see the notes; they place "
+          "nothing either way)";
+  OS << "\n";
   return Records;
 }
 
