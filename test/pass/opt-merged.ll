@@ -28,6 +28,14 @@
 ; GONE: warning: HmPlace: plan entry 'c3.c:0 (calc)' (gone.yaml:3:5) places nothing in c3.c: the optimizer merged no allocation call of calc in this build (line 0 in its debug info)
 ; RUN: %hmplan summary gone.yaml 2>&1 | FileCheck %s --check-prefix=GONESUM
 ; GONESUM: warning: plan entry 'c3.c:0 (calc)' matched nothing in the whole build: in c3.c, the optimizer merged no allocation call of calc
+; The same entry of the ordinary heap (`posix`, as hmplan advise writes for
+; a context it keeps in DDR) places nothing either way: the compile says
+; nothing, the summary notes it with the compile's reason.
+; RUN: printf 'version: 1\nsites:\n  - {site: "c3.c:0 (calc)", kind: posix}\n' > heap.yaml
+; RUN: env HMPLACE_PLAN=heap.yaml %opt -load-pass-plugin=%hmplace_plugin -passes=hm-place,hm-place-merged -S %s -o /dev/null 2>&1 | count 0
+; RUN: %hmplan summary --strict heap.yaml 2>&1 | FileCheck %s --check-prefix=HEAPSUM
+; HEAPSUM: note: plan entry 'c3.c:0 (calc)' (posix: the ordinary heap) matched no allocation call (in c3.c, the optimizer merged no allocation call of calc
+; HEAPSUM: 0 of 1 entries matched, 0 stale, 0 for files not built; 1 of the ordinary heap matched no call
 
 define ptr @main(i64 %n) !dbg !6 {
   %merged = call ptr @malloc(i64 %n), !dbg !10

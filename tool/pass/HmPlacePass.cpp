@@ -666,6 +666,17 @@ private:
       Dir = CU->getDirectory().str();
     return Dir;
   }
+  /// Say that \p E, naming this module, matches none of its calls -- unless
+  /// it is an entry of the ordinary heap, which places nothing either way:
+  /// its calls are there without it (flang gives some temporaries no
+  /// location at -O2; a reformat moves lines). The build record keeps why
+  /// either way, for `hmplan summary` (which notes such an entry); hmrewrite
+  /// notes it too.
+  void matchesNothingHere(const SiteMatcher &Matcher, const PlanEntry *E,
+                          StringRef File, const std::string &Why) {
+    if (!Matcher.keepsHeapEitherWay(*E))
+      placesNothing(E, File, Why);
+  }
   void missed(const PlanEntry *E, const std::string &Why) {
     if (E)
       Missed.try_emplace(E, Why);
@@ -1022,7 +1033,7 @@ void ModulePlacer::reportDebuggedHere(const SiteMatcher &Matcher) {
                       " with debug info, and the entry names its calls "
                       "where it has none (as it was profiled): profile "
                       "this build again to name each call by its line";
-    placesNothing(E, moduleLabel(M), Why);
+    matchesNothingHere(Matcher, E, moduleLabel(M), Why);
     UnmatchedWhy[E] = Why;
   }
 }
@@ -1049,7 +1060,7 @@ void ModulePlacer::reportUnmergedHere(const SiteMatcher &Matcher) {
         "and with hmcc --profile's options, and those only the code "
         "generator merges are not seen here; an entry per call "
         "(file:line:col, from a profile through hmcc --profile) places them";
-    placesNothing(E, Source, Why);
+    matchesNothingHere(Matcher, E, Source, Why);
     UnmatchedWhy[E] = "in " + sys::path::filename(Source).str() + ", " + Why;
   }
 }
@@ -1124,13 +1135,8 @@ void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
                      "-O2 drops some; try -O1)"
                    : " (its allocation calls have no debug location)";
     }
+    matchesNothingHere(Matcher, E, Source, Why);
     UnmatchedWhy[E] = "in " + sys::path::filename(Source).str() + ", " + Why;
-    // An entry of the ordinary heap places nothing either way: its call is
-    // there without it (flang gives a compiler temporary at -O2 no
-    // location; a reformat moved the line). The build record keeps why, for
-    // `hmplan summary`'s note; hmrewrite notes it too.
-    if (!Matcher.placesNothingAnywhere(*E))
-      placesNothing(E, Source, Why);
   }
 }
 

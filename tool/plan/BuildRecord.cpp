@@ -183,6 +183,21 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
       continue;
     }
     const Frame &F = E.Frames.front();
+    bool Seen = F.namesFile() && Built.namedBy(F.File, P.PlanDir);
+    if (!Matcher)
+      Matcher = std::make_unique<SiteMatcher>(P);
+    if ((Seen || F.Kind == Frame::Form::NoDebug) &&
+        Matcher->keepsHeapEitherWay(E)) {
+      ++HeapNoted; // as hmrewrite says it
+      auto It = Unmatched.find(unsigned(I));
+      D.report(E.KeyLoc, Severity::Note,
+               "plan entry '" + E.key() + "' (" + E.To.Spelling +
+                   ": the ordinary heap) matched no allocation call" +
+                   (It != Unmatched.end() ? " (" + It->second + ")" : "") +
+                   ": it places nothing either way, its call stays on the "
+                   "ordinary heap");
+      continue;
+    }
     if (F.Kind == Frame::Form::NoDebug) {
       ++Stale; // a compile that has the function with debug info says why
       auto It = Unmatched.find(unsigned(I));
@@ -194,20 +209,6 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
                         : "no allocation call in a function " + F.Function +
                               " without debug info was compiled with this "
                               "plan"));
-      continue;
-    }
-    bool Seen = F.namesFile() && Built.namedBy(F.File, P.PlanDir);
-    if (!Matcher)
-      Matcher = std::make_unique<SiteMatcher>(P);
-    if (Seen && Matcher->placesNothingAnywhere(E)) {
-      ++HeapNoted; // as hmrewrite says it
-      auto It = Unmatched.find(unsigned(I));
-      D.report(E.KeyLoc, Severity::Note,
-               "plan entry '" + E.key() + "' (" + E.To.Spelling +
-                   ": the ordinary heap) matched no allocation call" +
-                   (It != Unmatched.end() ? " (" + It->second + ")" : "") +
-                   ": it places nothing either way, its call stays on the "
-                   "ordinary heap");
       continue;
     }
     if (auto It = Unmatched.find(unsigned(I)); Seen && It != Unmatched.end()) {

@@ -288,6 +288,12 @@ public:
   /// be a `files:` entry's exception). Where such a call also has entries
   /// that place, the rewrite writes the call with what finds them all again.
   bool placesNothingAnywhere(const PlanEntry &E) const;
+  /// Whether \p E is an entry of the ordinary heap that, where it matches
+  /// no call, leaves its calls where they are without it (on the heap): any
+  /// usable entry form but `files:`, in a plan no `files:` entry places
+  /// anything with. HmPlace.so and `hmplan summary` do not warn about such
+  /// an entry that matched nothing (a note in the summary says why).
+  bool keepsHeapEitherWay(const PlanEntry &E) const;
   /// Warn about stack entries whose innermost frame matched a call but one of
   /// whose caller frames matched no noted call: they can never apply. Only
   /// for front ends that see the whole program (hmrewrite); after isNoted()

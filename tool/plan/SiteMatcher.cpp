@@ -91,9 +91,14 @@ static std::vector<uint64_t> chainOf(const PlanEntry &E, const EntryShape &S) {
 
 bool SiteMatcher::placesNothingAnywhere(const PlanEntry &E) const {
   EntryShape::Mode How = shape(E).How;
-  return E.To.isHeap() && !PlacingFiles &&
+  return keepsHeapEitherWay(E) &&
          (How == EntryShape::Site || How == EntryShape::Stack) &&
          E.innermostIs(Frame::Form::Source);
+}
+
+bool SiteMatcher::keepsHeapEitherWay(const PlanEntry &E) const {
+  return E.To.isHeap() && !PlacingFiles && !E.isFileSet() &&
+         shape(E).How != EntryShape::Unusable;
 }
 
 std::vector<bool> SiteMatcher::chainsNeeded() const {
