@@ -32,6 +32,9 @@ using Decisions = std::vector<std::optional<int>>;
 /// and in a large function the stack check's few instructions cost little
 /// (copies of it, one per caller, would cost code size and compile time).
 constexpr unsigned MaxCopiedInstructions = 500;
+/// Nor more copies of one function than this (a wrapper named by hundreds
+/// of entries): the callers beyond keep the stack check.
+constexpr unsigned MaxCopies = 64;
 
 /// Whether a copy of \p F behaves as \p F wherever the program calls it,
 /// and is worth making.
@@ -93,6 +96,7 @@ copyForCallers(ArrayRef<PlacedContextSite> Sites, ArrayRef<NotedCall> Noted) {
   std::map<CallBase *, CopiedCall> Out;
   auto ByFunction = sitesByFunction(Sites);
   std::map<std::pair<Function *, Decisions>, Function *> Copies;
+  std::map<Function *, unsigned> CopiesOf;
   for (const NotedCall &N : Noted) {
     Function *Callee = N.CB->getCalledFunction();
     auto It = Callee ? ByFunction.find(Callee) : ByFunction.end();
@@ -109,8 +113,12 @@ copyForCallers(ArrayRef<PlacedContextSite> Sites, ArrayRef<NotedCall> Noted) {
     if (Decided.empty()) // the call names none of these sites' entries
       continue;
     Function *&Copy = Copies[{Callee, D}];
-    if (!Copy)
+    if (!Copy && CopiesOf[Callee] == MaxCopies)
+      continue;
+    if (!Copy) {
       Copy = makeCopy(*Callee, Here, D);
+      ++CopiesOf[Callee];
+    }
     N.CB->setCalledFunction(Copy);
     CopiedCall &C = Out[N.CB];
     C.Copy = Copy;

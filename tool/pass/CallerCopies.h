@@ -53,8 +53,9 @@ struct CopiedCall {
 /// decides made constant (one copy per distinct set of decisions). Only
 /// functions the call's target cannot be replaced for at link time are
 /// copied (not interposable: static, inline, ODR, or a non-PIC program's),
-/// and only small ones (wrappers). Container sites, whose first noted frame
-/// is not their function's caller, are left as they are.
+/// only small ones (wrappers), and each at most 64 times. Container sites,
+/// whose first noted frame is not their function's caller, are left as they
+/// are.
 std::map<llvm::CallBase *, CopiedCall>
 copyForCallers(llvm::ArrayRef<PlacedContextSite> Sites,
                llvm::ArrayRef<NotedCall> Noted);
