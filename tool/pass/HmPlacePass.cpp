@@ -21,9 +21,11 @@
 /// Call-stack entries (the object depends on the caller of a wrapper,
 /// macro, template or container) are applied with the runtime's shadow
 /// stack, ContextIR.h: planned caller call sites note themselves, and the
-/// allocation becomes a context site that asks the runtime for its kind.
+/// allocation becomes a context site that checks the stack for its kind.
 /// This runs before inlining, like everything else here, and needs no
-/// knowledge of other modules: frame ids come from the plan alone.
+/// knowledge of other modules: frame ids come from the plan alone. Where the
+/// wrapper is in the module and its caller's frame decides, the caller gets
+/// a copy of it with the kind a constant instead (CallerCopies.h).
 ///
 /// Frees are left alone: a placed block may be freed in any module,
 /// including ones built without the plugin and libraries, and only the
