@@ -290,9 +290,10 @@ public:
   bool placesNothingAnywhere(const PlanEntry &E) const;
   /// Whether \p E is an entry of the ordinary heap that, where it matches
   /// no call, leaves its calls where they are without it (on the heap): any
-  /// usable entry form but `files:`, in a plan no `files:` entry places
-  /// anything with. HmPlace.so and `hmplan summary` do not warn about such
-  /// an entry that matched nothing (a note in the summary says why).
+  /// usable entry form, in a plan no `files:` entry places anything with.
+  /// HmPlace.so and `hmplan summary` do not warn about such a site, stack,
+  /// merged or `(function)` entry that matched nothing (a note in the
+  /// summary says why).
   bool keepsHeapEitherWay(const PlanEntry &E) const;
   /// Warn about stack entries whose innermost frame matched a call but one of
   /// whose caller frames matched no noted call: they can never apply. Only

@@ -97,7 +97,7 @@ bool SiteMatcher::placesNothingAnywhere(const PlanEntry &E) const {
 }
 
 bool SiteMatcher::keepsHeapEitherWay(const PlanEntry &E) const {
-  return E.To.isHeap() && !PlacingFiles && !E.isFileSet() &&
+  return E.To.isHeap() && !PlacingFiles &&
          shape(E).How != EntryShape::Unusable;
 }
 
