@@ -989,8 +989,9 @@ void ModulePlacer::noteCallers(SiteMatcher &Matcher) {
       continue;
     CallBase *Now = noteCall(CB, N.Id);
     if (!Now) {
-      ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotNoted", CB)
-               << notNotedMessage(Key, "it is a musttail call"));
+      if (Say)
+        ORE.emit(OptimizationRemarkMissed(DEBUG_TYPE, "NotNoted", CB)
+                 << notNotedMessage(Key, "it is a musttail call"));
       continue;
     }
     // CB may be gone: a call that can throw became an invoke.
