@@ -164,6 +164,12 @@ GlobalVariable *SiteDescriptors::descriptor(const std::string &Desc) {
   return G;
 }
 
+/// What an inline site records for the report: the descriptor's address
+/// with 1 + the entry chosen (0 for none) in its low four bits (hmplace.h).
+static Value *tagged(IRBuilder<> &B, GlobalVariable *Desc, Value *Choice) {
+  return B.CreateOr(B.CreatePtrToInt(Desc, B.getInt64Ty()), Choice);
+}
+
 /// Sites with more entries than this ask the runtime (a loop there beats a
 /// long chain of selects here).
 static constexpr size_t MaxInlineChoices = 8;
@@ -226,9 +232,7 @@ ContextKind SiteDescriptors::kindFor(const std::string &Table,
   // entry point that follows (one store, no branch: a branch per site made
   // -O2 compiles measurably slower).
   static_assert(MaxInlineChoices < 16, "the choice fits the low bits");
-  StoreInst *Record =
-      storeChoice(B, B.CreateOr(B.CreatePtrToInt(G, I64), Choice));
-  return {Kind, Record, G};
+  return {Kind, storeChoice(B, tagged(B, G, Choice)), G};
 }
 
 /// hmplace.h's thread-local struct hmplace_ctx_chosen.
@@ -250,8 +254,7 @@ void SiteDescriptors::decide(const ContextKind &K, int Choice, int Kind) {
   B.SetCurrentDebugLocation(K.Record->getDebugLoc());
   if (auto *Store = dyn_cast<StoreInst>(K.Record)) {
     Value *Was = Store->getValueOperand();
-    Store->setOperand(0, B.CreateOr(B.CreatePtrToInt(K.Desc, B.getInt64Ty()),
-                                    B.getInt64(Choice + 1)));
+    Store->setOperand(0, tagged(B, K.Desc, B.getInt64(Choice + 1)));
     RecursivelyDeleteTriviallyDeadInstructions(Was);
   } else {
     // In place of hmplace_ctx_kind, its record (any number of entries):

@@ -645,7 +645,9 @@ private:
   void placeOne(Site &S, const Placement &P, const SiteDecision &D,
                 SiteDescriptors &Descs, RemarkFolder &Remarks);
   void nameForLog(CallBase *Placed, const PlanEntry *E);
-  std::vector<NotedCall> notedCalls(SiteMatcher &Matcher);
+  std::vector<NotedCall>
+  notedCalls(SiteMatcher &Matcher,
+             const std::set<const Function *> *Only = nullptr);
   void noteCallers(SiteMatcher &Matcher);
   void reportMisses(const SiteMatcher &Matcher);
   void reportUnmatchedHere(const SiteMatcher &Matcher);
@@ -917,10 +919,14 @@ std::string calleeName(const Function &F) {
 /// entries naming each. Calls on a noted parallel region's line other than
 /// the fork are the region's machinery (the outlined function calling its
 /// body, the runtime's loop and reduction calls): the region is noted, they
-/// are not.
-std::vector<NotedCall> ModulePlacer::notedCalls(SiteMatcher &Matcher) {
+/// are not. With \p Only, the calls of those functions alone.
+std::vector<NotedCall>
+ModulePlacer::notedCalls(SiteMatcher &Matcher,
+                         const std::set<const Function *> *Only) {
   std::vector<NotedCall> Noted;
-  for (Function &Fn : M)
+  for (Function &Fn : M) {
+    if (Only && !Only->count(&Fn))
+      continue;
     for (Instruction &I : instructions(Fn)) {
       auto *CB = dyn_cast<CallBase>(&I);
       if (!CB || isa<IntrinsicInst>(CB))
@@ -936,6 +942,7 @@ std::vector<NotedCall> ModulePlacer::notedCalls(SiteMatcher &Matcher) {
       Noted.push_back({CB, contextFrameId(Pos.File, Pos.Line, Pos.Column),
                        std::move(Through)});
     }
+  }
   std::set<std::pair<std::string, unsigned>> RegionLines;
   for (const NotedCall &N : Noted)
     if (forkedRegion(N.CB)) {
@@ -956,17 +963,19 @@ std::vector<NotedCall> ModulePlacer::notedCalls(SiteMatcher &Matcher) {
 void ModulePlacer::noteCallers(SiteMatcher &Matcher) {
   if (!Matcher.needsContext())
     return;
-  std::map<CallBase *, CopiedCall> Copied =
-      copyForCallers(ContextSites, notedCalls(Matcher));
+  std::vector<NotedCall> Noted = notedCalls(Matcher);
+  std::map<CallBase *, CopiedCall> Copied = copyForCallers(ContextSites, Noted);
   std::set<const Function *> Copies;
   for (const auto &[CB, C] : Copied)
     Copies.insert(C.Copy);
   Changed |= !Copied.empty();
-  // Again: the copies' own calls note themselves as the originals do (said
-  // once, by the originals). A parallel region forked from a function and
-  // its copy is one outlined function: noted once.
+  // The copies' own calls note themselves as the originals do (said once,
+  // by the originals). A parallel region forked from a function and its
+  // copy is one outlined function: noted once.
+  std::vector<NotedCall> InCopies = notedCalls(Matcher, &Copies);
+  std::move(InCopies.begin(), InCopies.end(), std::back_inserter(Noted));
   std::set<const Function *> Regions;
-  for (const NotedCall &N : notedCalls(Matcher)) {
+  for (const NotedCall &N : Noted) {
     CallBase *CB = N.CB;
     OptimizationRemarkEmitter ORE(CB->getFunction());
     bool Say = !Copies.count(CB->getFunction());
