@@ -451,11 +451,13 @@ static int place_flags(const struct request *r, char **cmd, int n,
 }
 
 /* The allocation functions whose references the profile support library
- * wraps (runtime/profile/profile.c). */
+ * wraps (runtime/profile/profile.c), and the copies it samples for misses
+ * (misses.c). */
 static const char *const ProfileWraps =
     "-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,"
     "--wrap=aligned_alloc,--wrap=memalign,--wrap=_Znwm,--wrap=_Znam,"
-    "--wrap=_ZnwmRKSt9nothrow_t,--wrap=_ZnamRKSt9nothrow_t";
+    "--wrap=_ZnwmRKSt9nothrow_t,--wrap=_ZnamRKSt9nothrow_t,"
+    "--wrap=memcpy,--wrap=memmove,--wrap=memset";
 
 /* Two identical allocation calls (an if/else) are merged at -O2, by
  * SimplifyCFG or by the code generator's tail merging, into one call at
@@ -495,7 +497,8 @@ static int lto(const struct request *r) {
 /* A build to profile with LLVM MemProf (`hmplan advise` reads its
  * profiles): full debug info, frame pointers, no sibling calls; clang
  * instruments itself (-fmemory-profile), flang through HmPlace.so in
- * profile mode, which also brackets its runtime's ALLOCATEs; calls are not
+ * profile mode, which also brackets its runtime's ALLOCATEs; HmPlace.so
+ * samples every language's accesses for cache misses; calls are not
  * merged (a merged call has line 0). A link adds
  * MemProf's runtime and the profile support library, whose wrappers make
  * blocks still live at exit visible. */
@@ -503,10 +506,13 @@ static int profile_flags(const struct request *r, char **cmd, int n,
                          const char *plugin, const char *lib) {
   int fortran = r->lang == LANG_FORTRAN;
   if (r->compile) {
+    /* HmPlace.so samples the accesses for cache misses (MissIR.h); for
+     * flang it also adds MemProf's instrumentation, which clang adds. */
+    cmd[n++] = concat("-fpass-plugin=", plugin);
     if (fortran) {
-      cmd[n++] = concat("-fpass-plugin=", plugin);
       setenv("HMPLACE_PROFILE", "1", 1);
     } else {
+      setenv("HMPLACE_PROFILE", "misses", 1);
       cmd[n++] = "-fmemory-profile";
       cmd[n++] = "-fno-optimize-sibling-calls";
     }

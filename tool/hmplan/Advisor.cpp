@@ -176,8 +176,17 @@ std::vector<Item> makeItems(Advice &Out, const AdviseOptions &Opts,
   for (const PlanUnit &U : Out.Units) {
     Item I;
     I.U = &U;
-    I.Miss = missChance(U.Peak, Opts.LLC);
-    I.Gain = double(U.Sum.Accesses) * I.Miss;
+    if (Out.Measured) {
+      // The misses its accesses made at the LLC's size, as measured.
+      double Misses =
+          U.Sum.Misses.missesAt(double(Opts.LLC) / 64, Opts.LLCWays);
+      double Sampled = U.Sum.Misses.accesses();
+      I.Miss = Sampled > 0 ? Misses / Sampled : 0;
+      I.Gain = Misses;
+    } else {
+      I.Miss = missChance(U.Peak, Opts.LLC);
+      I.Gain = double(U.Sum.Accesses) * I.Miss;
+    }
     I.Key = unitKey(U.Sum);
     I.Lo = Time.at(U.Sum.Start);
     I.Hi = Time.at(U.Sum.End);
@@ -423,10 +432,32 @@ PlanPathNamer fileNames(const std::vector<Item> &Items, StringRef PlanDir) {
   return PlanPathNamer(PlanDir, Files);
 }
 
+/// Whether the gain is the measured misses (Advice::Measured): where every
+/// profile has them, unless told otherwise. False with an error where
+/// --gain=misses asks for what the profiles do not have.
+bool gainFromMisses(const AdviseOptions &Opts, const ProfileMisses &M,
+                    bool &Measured, DiagEngine &D) {
+  using G = AdviseOptions::GainFrom;
+  Measured = Opts.Gain != G::LiveBytes && M.complete();
+  if (Opts.Gain != G::Misses || Measured)
+    return true;
+  D.report(Severity::Error,
+           "--gain=misses: " +
+               (M.Unmeasured.empty()
+                    ? std::string("no profile has its misses")
+                    : M.Unmeasured.front() +
+                          " has no misses file beside it (PROFILE.misses)"));
+  return false;
+}
+
 } // namespace
 
 bool advise(const std::vector<ProfileContext> &Contexts,
             const AdviseOptions &Opts, Advice &Out, DiagEngine &D) {
+  if (!gainFromMisses(Opts, Out.Misses, Out.Measured, D))
+    return false;
+  Out.LLC = Opts.LLC;
+  Out.LLCWays = Opts.LLCWays;
   Out.Units = planUnits(Contexts);
   Out.BW = Opts.BW;
   Out.Whole = Opts.Whole;

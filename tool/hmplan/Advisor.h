@@ -50,6 +50,8 @@ struct AdviseOptions {
   /// Tier name (hbm, ddr, pmem, cxl) -> capacity in bytes.
   std::map<std::string, uint64_t> Capacity;
   uint64_t LLC = 32ull << 20; ///< last-level cache, bytes
+  /// Its ways, for the measured misses: 0, fully associative (MissModel).
+  unsigned LLCWays = 0;
   std::string LLCSource;      ///< where LLC came from, for the plan's note
   double MinShare = 0.001;    ///< of the summed gain, to be placed at all
   std::string Binary;         ///< for the plan's note
@@ -61,6 +63,10 @@ struct AdviseOptions {
   /// follow the bandwidth model (Shares.h).
   Bandwidths BW;
   bool Whole = false; ///< --whole: no split entries
+  /// What the gain is: the misses the runs measured where every profile has
+  /// them (Auto), those or an error (Misses), or the chance of a miss from
+  /// the bytes a context keeps live (LiveBytes, the model before).
+  enum class GainFrom { Auto, Misses, LiveBytes } Gain = GainFrom::Auto;
 };
 
 /// What one plan entry can name: a context, or several whose stacks differ
@@ -81,8 +87,10 @@ struct PlanUnit {
 struct ContextDecision {
   const PlanUnit *U = nullptr;
   std::string Tier; ///< "hbm", "pmem", ... or "" for where malloc puts it
-  double Gain = 0;  ///< accesses weighted by the chance of a cache miss
-  double MissChance = 0;
+  /// The misses HBM would serve: measured at the LLC, or accesses x the
+  /// chance of a miss.
+  double Gain = 0;
+  double MissChance = 0; ///< measured: misses / sampled accesses
   std::string Reason;
   unsigned FramesUsed = 0; ///< frames of its plan entry; 0: it has none
   /// Percent of its pages in Tier (100: whole; less: a split entry, the
@@ -99,6 +107,12 @@ struct Advice {
   uint64_t TotalAccesses = 0;
   PlanPathNamer Names; ///< how the plan (and the reports) name files
   ProfileBlindSpots Blind;
+  /// What the runs measured of misses; with them for every profile the
+  /// gain is the measured misses at the LLC (Measured true).
+  ProfileMisses Misses;
+  bool Measured = false;
+  uint64_t LLC = 0;     ///< the LLC the gain is at, bytes
+  unsigned LLCWays = 0; ///< and its ways
   KnapModel Model;    ///< the fast tier's choice, as the model saw it
   ShareChoice Shares; ///< with shares, and the bandwidth model's times
   Bandwidths BW;      ///< as AdviseOptions::BW

@@ -100,6 +100,60 @@ void printBlindSpots(const Advice &A, raw_ostream &OS) {
           "counted\n";
 }
 
+/// The LLC the gain is at, in lines.
+double llcLines(const Advice &A) { return double(A.LLC) / 64; }
+
+/// "1234", "12.3 K", "4.56 M": an estimated count.
+std::string countText(double N) {
+  std::string S;
+  raw_string_ostream OS(S);
+  if (N < 10000)
+    OS << format("%.0f", N);
+  else if (N < 1e6)
+    OS << format("%.1f K", N / 1e3);
+  else if (N < 1e9)
+    OS << format("%.2f M", N / 1e6);
+  else
+    OS << format("%.2f G", N / 1e9);
+  return S;
+}
+
+/// What the columns mean, for the gain the advisor used.
+void printLegend(const Advice &A, raw_ostream &OS) {
+  OS << "peak: bytes live at once as the runtime holds them (size classes); ";
+  if (!A.Measured) {
+    OS << "miss: the chance an access misses the LLC, from the bytes the "
+          "context keeps live; gain: accesses x miss, as a share of all "
+          "contexts' gain (what the choice maximises)\n";
+    return;
+  }
+  OS << "miss: the share of its accesses that miss an LLC of "
+     << humanSize(A.LLC)
+     << (A.LLCWays ? " (" + std::to_string(A.LLCWays) + "-way)" : "")
+     << ", measured (the reuse distances of 1 line in " << A.Misses.Sample
+     << ", sampled in the profiled run); misses: those accesses; stream: the "
+        "share of them to sequential lines (a stream, which HBM's bandwidth "
+        "serves), the rest scattered; gain: its misses as a share of all "
+        "contexts' misses (what the choice maximises)\n";
+}
+
+/// With measured misses: those of no context, after the table.
+void printOutsideContexts(const Advice &A, raw_ostream &OS) {
+  if (!A.Measured)
+    return;
+  double NoBlock = A.Misses.NoBlock.missesAt(llcLines(A), A.LLCWays);
+  double NoContext = A.Misses.NoContext.missesAt(llcLines(A), A.LLCWays);
+  double All = A.TotalGain + NoBlock + NoContext;
+  OS << "misses outside the contexts: " << countText(NoBlock)
+     << " to no heap block (the stack, globals, blocks already freed)";
+  if (NoContext > 0)
+    OS << ", " << countText(NoContext)
+       << " to blocks of call stacks no context holds (made inside a "
+          "library's or a language runtime's own calls)";
+  OS << ": " << share(NoBlock + NoContext, All)
+     << " of all misses, which no plan moves\n";
+}
+
 } // namespace
 
 void printExplanation(const Advice &A, raw_ostream &OS) {
@@ -114,25 +168,27 @@ void printExplanation(const Advice &A, raw_ostream &OS) {
                                        : planFrame(C.Frames.front(), A.Names));
     Width = std::max(Width, Where.back().size());
   }
-  OS << "peak: bytes live at once as the runtime holds them (size classes); "
-        "miss: the chance an access misses the LLC, from the bytes the "
-        "context keeps live; gain: accesses x miss, as a share of all "
-        "contexts' gain (what the choice maximises)\n";
+  printLegend(A, OS);
   OS << left_justify("#", 4) << " " << left_justify("context", Width)
-     << "   objects       peak       accesses  per byte  access   miss    "
-        "gain  decision\n";
+     << "   objects       peak       accesses  per byte  access   miss"
+     << (A.Measured ? "     misses  stream" : "") << "    gain  decision\n";
   for (size_t N = 0; N < A.Decisions.size(); ++N) {
     const ContextDecision &CD = A.Decisions[N];
     const ProfileContext &C = CD.U->Sum;
     uint64_t Peak = CD.U->Usable;
     OS << left_justify(utostr(N + 1), 4) << " " << left_justify(Where[N], Width)
-       << format(" %9llu %10s %14llu %9.2f %7s %6s %7s  %s\n",
+       << format(" %9llu %10s %14llu %9.2f %7s %6s",
                  (unsigned long long)C.AllocCount, humanSize(Peak).c_str(),
                  (unsigned long long)C.Accesses,
                  double(C.Accesses) / double(std::max<uint64_t>(Peak, 1)),
                  share(C.Accesses, A.TotalAccesses).c_str(),
-                 percent(CD.MissChance).c_str(),
-                 share(CD.Gain, A.TotalGain).c_str(), decisionText(CD).c_str());
+                 percent(CD.MissChance).c_str());
+    if (A.Measured)
+      OS << format(
+          " %10s %7s", countText(CD.Gain).c_str(),
+          percent(C.Misses.streamShareAt(llcLines(A), A.LLCWays)).c_str());
+    OS << format(" %7s  %s\n", share(CD.Gain, A.TotalGain).c_str(),
+                 decisionText(CD).c_str());
     OS << "     " << stackText(C, A.Names);
     if (CD.U->Stacks > 1)
       OS << " (" << CD.U->Stacks
@@ -142,6 +198,7 @@ void printExplanation(const Advice &A, raw_ostream &OS) {
       OS << "; no entry: none claims it, so malloc places it";
     OS << "\n";
   }
+  printOutsideContexts(A, OS);
   printPrediction(A, OS);
   printBlindSpots(A, OS);
 }

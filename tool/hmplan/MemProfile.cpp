@@ -84,6 +84,7 @@ void ProfileContext::add(const ProfileContext &C) {
   Align = std::max(Align, C.Align);
   if (CutAfter.empty())
     CutAfter = C.CutAfter;
+  Misses.add(C.Misses);
 }
 
 void ProfileContext::addApart(const ProfileContext &C) {
@@ -104,6 +105,10 @@ struct Collected {
   /// one) keeps no frame pointer, of which outside `main`.
   unsigned Contexts = 0, InnermostNoFP = 0, NoFPOutsideMain = 0;
   std::set<std::string> NoFP; ///< functions that cut stacks
+  /// The run's misses by the reader's frames of their call stacks
+  /// (RawStacks::stackKeys), and the keys some context took.
+  std::map<std::string, MissCurve> MissByKey;
+  std::set<std::string> MissTaken;
 };
 
 /// Where the reader's frame \p F is in the program, or null where no entry
@@ -237,6 +242,16 @@ void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
   // one). An indexed profile merged from several runs lists a context once
   // per run in the same record: those add up, one run's at a time.
   auto [It, New] = C.Record.try_emplace(std::move(Key), Ctx);
+  if (New && !C.MissByKey.empty()) {
+    // Once: every stack of the same frames (two calls at one place) is in
+    // the curve already.
+    std::string K = stackKey(AI.CallStack);
+    auto M = C.MissByKey.find(K);
+    if (M != C.MissByKey.end()) {
+      It->second.Misses = M->second;
+      C.MissTaken.insert(K);
+    }
+  }
   if (!New && Raw)
     It->second.addApart(Ctx);
   else if (!New)
@@ -301,13 +316,31 @@ void readOldProfile(StringRef Data, const FunctionIndex &Index, Collected &C,
     Why = "cannot read the indexed profile: " + Bad;
 }
 
+/// The run's misses \p Miss by the reader's frames of their stacks (\p
+/// Keys, by stack id), into \p C; those of no block and of stacks the
+/// profile does not hold, into \p Misses.
+void keyMisses(const MissProfile &Miss,
+               const std::map<uint64_t, std::string> &Keys,
+               ProfileMisses &Misses, Collected &C) {
+  for (const auto &[Id, Curve] : Miss.ByContext) {
+    auto K = Keys.find(Id);
+    if (!Id)
+      Misses.NoBlock.add(Curve);
+    else if (K == Keys.end())
+      Misses.NoContext.add(Curve);
+    else
+      C.MissByKey[K->second].add(Curve);
+  }
+}
+
 /// Why an LLVM reader failed, in words.
 std::string message(Error E) { return toString(std::move(E)); }
 
 /// Read the profile \p Path of \p Binary into \p C; the error, or "".
 std::string readProfile(const std::string &Path, StringRef Binary,
                         StringRef BinaryId, const FunctionIndex &Index,
-                        RawStacks &Stacks, Collected &C) {
+                        RawStacks &Stacks, const MissProfile *Miss,
+                        ProfileMisses &Misses, Collected &C) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
       MemoryBuffer::getFile(Path, /*IsText=*/false,
                             /*RequiresNullTerminator=*/false);
@@ -333,6 +366,8 @@ std::string readProfile(const std::string &Path, StringRef Binary,
              "nothing on the heap while it was profiled, or only blocks that "
              "MemProf left out";
     Stacks.add(Facts, BinaryId);
+    if (Miss)
+      keyMisses(*Miss, Stacks.stackKeys(Facts, BinaryId), Misses, C);
   } else if (!IndexedInstrProfReader::hasFormat(**Buf)) {
     return "not a MemProf profile: neither raw (as the program writes it) "
            "nor indexed (as llvm-profdata merge writes it)";
@@ -404,25 +439,128 @@ std::string readProfile(const std::string &Path, StringRef Binary,
   return Why;
 }
 
-/// Whether \p Obj was linked with HmPlace's profile support
-/// (runtime/profile/profile.c), which defines this symbol.
-bool hasProfileSupport(const object::ObjectFile &Obj) {
+/// Whether \p Obj defines the symbol \p Name: hmplace_profile_support,
+/// where it was linked with HmPlace's profile support
+/// (runtime/profile/profile.c); __hmplace_misses_sampled, where its
+/// accesses are sampled for misses (tool/pass/MissIR.cpp).
+bool hasSymbol(const object::ObjectFile &Obj, StringRef Name) {
   for (const object::SymbolRef &S : Obj.symbols()) {
     Expected<StringRef> N = S.getName();
     if (!N) {
       consumeError(N.takeError());
       continue;
     }
-    if (*N == "hmplace_profile_support")
+    if (*N == Name)
       return true;
   }
   return false;
+}
+
+/// \p Path made absolute, for comparing the places of files.
+std::string absolute(StringRef Path) {
+  SmallString<256> P(Path);
+  sys::fs::make_absolute(P);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+
+/// Parse the misses file \p Path into \p Out (false: reported).
+bool readMissFile(StringRef Path, MissProfile &Out, DiagEngine &D) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf) {
+    D.report(Path, Severity::Error,
+             "cannot read the misses file: " + Buf.getError().message());
+    return false;
+  }
+  return parseMissFile(Path, (*Buf)->getBuffer(), Out, D);
+}
+
+/// Whether the file \p Path starts like a misses file.
+bool isMissFile(StringRef Path) {
+  char Head[16] = {};
+  Expected<sys::fs::file_t> F = sys::fs::openNativeFileForRead(Path);
+  if (!F) {
+    consumeError(F.takeError());
+    return false;
+  }
+  Expected<size_t> N =
+      sys::fs::readNativeFile(*F, MutableArrayRef<char>(Head, sizeof Head));
+  sys::fs::closeFile(*F);
+  if (!N) {
+    consumeError(N.takeError());
+    return false;
+  }
+  return looksLikeMissFile(StringRef(Head, *N));
+}
+
+/// The inputs that are misses files, parsed and keyed by the raw profile
+/// each goes with (its own directory and the profile's name); the others
+/// into \p Profiles. False on a misses file that does not parse.
+bool splitMissFiles(const std::vector<std::string> &Inputs,
+                    std::vector<std::string> &Profiles,
+                    std::map<std::string, MissProfile> &Given, DiagEngine &D) {
+  bool OK = true;
+  for (const std::string &In : Inputs) {
+    if (!isMissFile(In)) {
+      Profiles.push_back(In);
+      continue;
+    }
+    MissProfile M;
+    if (!readMissFile(In, M, D)) {
+      OK = false;
+      continue;
+    }
+    SmallString<256> For(sys::path::parent_path(absolute(In)));
+    sys::path::append(For, M.Profile);
+    Given[std::string(For)] = std::move(M);
+  }
+  return OK;
+}
+
+/// The misses of the profile \p Path: given among the inputs, or beside it
+/// as `Path.misses`; null where there are none (or they do not parse:
+/// \p OK false then).
+const MissProfile *missesFor(const std::string &Path,
+                             std::map<std::string, MissProfile> &Given,
+                             bool &OK, DiagEngine &D) {
+  std::string Abs = absolute(Path);
+  auto It = Given.find(Abs);
+  if (It != Given.end())
+    return &It->second;
+  std::string Beside = Path + ".misses";
+  if (!sys::fs::exists(Beside))
+    return nullptr;
+  MissProfile M;
+  if (!readMissFile(Beside, M, D)) {
+    OK = false;
+    return nullptr;
+  }
+  return &(Given[Abs] = std::move(M));
 }
 
 const char *const NoSupportWhy =
     "LLVM's MemProf (19 and 22) leaves out blocks over 128 KiB that are still "
     "allocated at exit (arrays a program never frees); link the program "
     "through hmcc --profile (or hmc++, hmfort) and profile again";
+
+/// What \p C's run measured of misses, into \p Misses: the stacks no
+/// context took (the reader left them out), the run's sample, or that the
+/// run has no misses file.
+void noteMisses(StringRef Path, const MissProfile *Miss, const Collected &C,
+                ProfileMisses &Misses) {
+  if (!Miss) {
+    Misses.Unmeasured.push_back(Path.str());
+    return;
+  }
+  ++Misses.Measured;
+  for (const auto &[Key, Curve] : C.MissByKey)
+    if (!C.MissTaken.count(Key))
+      Misses.NoContext.add(Curve);
+  Misses.Sample = std::max(Misses.Sample, Miss->Sample);
+  Misses.Dropped += Miss->Dropped;
+  Misses.Unattributed |= !Miss->Attributed;
+}
 
 /// A profile's contexts added to \p All, after the checks that refuse it.
 bool addProfile(StringRef Path, StringRef Binary, Collected &C,
@@ -488,9 +626,18 @@ bool addProfile(StringRef Path, StringRef Binary, Collected &C,
 
 } // namespace
 
-bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
+bool readMemProfiles(const std::vector<std::string> &Inputs, StringRef Binary,
                      std::vector<ProfileContext> &Out, ProfileBlindSpots &Blind,
-                     DiagEngine &D) {
+                     ProfileMisses &Misses, DiagEngine &D) {
+  std::vector<std::string> Profiles;
+  std::map<std::string, MissProfile> GivenMisses;
+  if (!splitMissFiles(Inputs, Profiles, GivenMisses, D))
+    return false;
+  if (Profiles.empty()) {
+    D.report(Severity::Error, "no profile among the inputs, only misses "
+                              "files (give the raw profiles too)");
+    return false;
+  }
   if (!sys::fs::exists(Binary)) {
     D.report(Binary, Severity::Error, "cannot read the binary: no such file");
     return false;
@@ -511,7 +658,9 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
     return false;
   }
   Index.addSymbols(*Obj->getBinary());
-  Blind.NoSupport = !hasProfileSupport(*Obj->getBinary());
+  Blind.NoSupport = !hasSymbol(*Obj->getBinary(), "hmplace_profile_support");
+  Misses.Instrumented =
+      hasSymbol(*Obj->getBinary(), "__hmplace_misses_sampled");
   RawStacks Stacks(*Obj->getBinary(), *Dwarf);
   // Raw profiles name the binaries of the process by build id: the check
   // LLVM's reader does not make.
@@ -526,7 +675,9 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
       continue;
     }
     Collected C;
-    std::string Why = readProfile(Path, Binary, BinaryId, Index, Stacks, C);
+    const MissProfile *Miss = missesFor(Path, GivenMisses, OK, D);
+    std::string Why =
+        readProfile(Path, Binary, BinaryId, Index, Stacks, Miss, Misses, C);
     if (!Why.empty()) {
       if (Blind.NoSupport &&
           (StringRef(Why).contains("no entries in callstack") ||
@@ -537,6 +688,7 @@ bool readMemProfiles(const std::vector<std::string> &Profiles, StringRef Binary,
       continue;
     }
     OK &= addProfile(Path, Binary, C, Blind, All, D);
+    noteMisses(Path, Miss, C, Misses);
   }
   if (!OK)
     return false;

@@ -14,6 +14,7 @@
 #ifndef HMPLACE_HMPLAN_MEMPROFILE_H
 #define HMPLACE_HMPLAN_MEMPROFILE_H
 
+#include "Misses.h"
 #include "plan/Diag.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -61,6 +62,10 @@ struct ProfileContext {
   /// The function (without a frame pointer) after which its frames were
   /// cut, or "": a frame-pointer unwinder skips or loses its callers.
   std::string CutAfter;
+  /// Its accesses by reuse distance, where the profiled run measured them
+  /// (Misses.h): the misses at any cache size. Empty otherwise, or where
+  /// the sample saw none of its lines.
+  MissCurve Misses;
   /// The largest object, in bytes (MaxSize is 32 bits in MemProf: the mean
   /// when that is larger).
   uint64_t objectBytes() const;
@@ -102,13 +107,35 @@ struct ProfileBlindSpots {
   uint64_t UnnamedObjects = 0, UnnamedBytes = 0, UnnamedAccesses = 0;
 };
 
+/// What the profiled runs measured of cache misses (Misses.h), over every
+/// profile read.
+struct ProfileMisses {
+  /// Profiles with their misses file, and those without (their paths).
+  unsigned Measured = 0;
+  std::vector<std::string> Unmeasured;
+  /// The binary samples its accesses (HmPlace.so in profile mode put the
+  /// check there): a profile without its misses file lost it.
+  bool Instrumented = false;
+  /// Accesses to no block (the stack, globals, blocks freed), and to blocks
+  /// of call stacks no context holds (the reader left them out).
+  MissCurve NoBlock, NoContext;
+  uint64_t Sample = 0;  ///< the sparsest sample of the runs: 1 in this
+  uint64_t Dropped = 0; ///< contexts beyond the runs' table, counted as none
+  bool Unattributed = false; ///< some run could not attribute its blocks
+  /// Every profile read has its misses: the advisor ranks by them.
+  bool complete() const { return Measured && Unmeasured.empty(); }
+};
+
 /// Read \p Profiles (raw or indexed MemProf profiles) of \p Binary. Reports
 /// every problem with the file it is about (a profile of another binary, no
 /// debug info, an empty or corrupt profile, a program built without frame
-/// pointers) and returns false then.
+/// pointers) and returns false then. A raw profile's misses file is read
+/// with it (given among \p Profiles, or found beside it as
+/// `PROFILE.misses`) into the contexts and \p Misses.
 bool readMemProfiles(const std::vector<std::string> &Profiles,
                      llvm::StringRef Binary, std::vector<ProfileContext> &Out,
-                     ProfileBlindSpots &Blind, DiagEngine &D);
+                     ProfileBlindSpots &Blind, ProfileMisses &Misses,
+                     DiagEngine &D);
 
 } // namespace hmplace
 

@@ -10,6 +10,7 @@
 #include "RawStacks.h"
 #include "plan/LLVMCompat.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/ProfileData/MemProf.h"
 
@@ -141,6 +142,57 @@ void RawStacks::add(const RawProfileFacts &F, StringRef Id) {
       Unnamed.Bytes += B.Bytes;
       Unnamed.Accesses += B.Accesses;
     }
+}
+
+/// One frame of stackKey's text.
+static void addKey(std::string &K, uint64_t Function, uint32_t LineOffset,
+                   uint32_t Column, bool Inline) {
+  K += utohexstr(Function) + ":" + utostr(LineOffset) + ":" + utostr(Column) +
+       (Inline ? "i" : "") + ">";
+}
+
+std::string stackKey(ArrayRef<memprof::Frame> Frames) {
+  std::string K;
+  for (const memprof::Frame &F : Frames)
+    addKey(K, F.Function, F.LineOffset, F.Column, F.IsInlineFrame);
+  return K;
+}
+
+std::map<uint64_t, std::string> RawStacks::stackKeys(const RawProfileFacts &F,
+                                                     StringRef Id) const {
+  std::map<uint64_t, std::string> Keys;
+  std::vector<std::pair<uint64_t, uint64_t>> Ours;
+  for (const RawSegment &S : F.Segments)
+    if (S.BuildId == Id)
+      Ours.push_back({S.Start, S.End});
+  DILineInfoSpecifier Spec(DILineInfoSpecifier::FileLineInfoKind::RawValue,
+                           DILineInfoSpecifier::FunctionNameKind::LinkageName);
+  for (size_t I = 0; I < F.StackPCs.size(); ++I) {
+    std::string K;
+    for (uint64_t PC : F.StackPCs[I]) {
+      auto Seg = llvm::find_if(
+          Ours, [&](const auto &S) { return PC > S.first && PC <= S.second; });
+      if (Seg == Ours.end())
+        continue;
+      // As the reader (RawMemProfReader::symbolizeAndFilterStackFrames):
+      // every inlined frame of an address it keeps, innermost first.
+      DIInliningInfo DI = Ctx.getInliningInfoForAddress(
+          {PC + TextAddress - Seg->first,
+           object::SectionedAddress::UndefSection},
+          Spec);
+      size_t N = DI.getNumberOfFrames();
+      if (!N || DI.getFrame(0).FunctionName == DILineInfo::BadString ||
+          StringRef(DI.getFrame(0).FileName).contains("compiler-rt/lib/"))
+        continue;
+      for (size_t J = 0; J < N; ++J) {
+        const DILineInfo &L = DI.getFrame(J);
+        addKey(K, functionGUID(L.FunctionName), L.Line - L.StartLine, L.Column,
+               J + 1 != N);
+      }
+    }
+    Keys[F.StackIds[I]] = std::move(K);
+  }
+  return Keys;
 }
 
 const RawSiteFacts *RawStacks::at(uint64_t Function, uint32_t LineOffset,

@@ -27,6 +27,7 @@
 
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/Object/ObjectFile.h"
+#include "llvm/ProfileData/MemProf.h"
 
 #include <map>
 #include <string>
@@ -63,6 +64,11 @@ public:
                          uint32_t Column) const;
   /// What the profiles added so far allocated with no frame of the program.
   const RawUnnamed &unnamed() const { return Unnamed; }
+  /// Each call stack of \p Facts (a profile of the binary with build id
+  /// \p Id) by its id, as the frames LLVM's reader gives it (stackKey's
+  /// text of them): what ties a stack id to the reader's context.
+  std::map<uint64_t, std::string> stackKeys(const RawProfileFacts &Facts,
+                                            llvm::StringRef Id) const;
 
 private:
   struct Symbol {
@@ -80,6 +86,10 @@ private:
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, RawSiteFacts> Facts;
   RawUnnamed Unnamed;
 };
+
+/// The text of a context's frames as LLVM's reader gives them (function,
+/// line offset, column, inlined), the key stackKeys uses.
+std::string stackKey(llvm::ArrayRef<llvm::memprof::Frame> Frames);
 
 /// The alignment the runtime gives a block from \p Allocator when the
 /// program does not say (a profile has no alignment): 64 bytes for the

@@ -1,18 +1,21 @@
 //===- hmplan.cpp - validate, convert and show placement plans ------------===//
 ///
 /// \file
-/// `hmplan check|convert|show|match|env|kinds|summary|reports|advise|scan`. The
-/// work is in the plan library, Reports and Advisor; this file parses
-/// options and maps results to exit codes (0 ok, 1 bad input).
+/// `hmplan check|convert|show|match|env|kinds|summary|reports|advise|misses|
+/// scan`. The work is in the plan library, Reports, Advisor and MissTable;
+/// this file parses options and maps results to exit codes (0 ok, 1 bad
+/// input).
 ///
 //===----------------------------------------------------------------------===//
 #include "Advisor.h"
 #include "FastMem.h"
 #include "Machine.h"
 #include "MemProfile.h"
+#include "MissTable.h"
 #include "Reports.h"
 #include "Tiers.h"
 #include "plan/BuildRecord.h"
+#include "plan/Kinds.h"
 #include "plan/Plan.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -150,6 +153,30 @@ static cl::opt<std::string> EnvPlan(cl::Positional, cl::Required,
                                     cl::desc("<plan>"), cl::sub(EnvCmd),
                                     cl::cat(Cat));
 
+static cl::SubCommand
+    MissesCmd("misses",
+              "Print the misses the profiled runs measured (hmcc --profile "
+              "samples them), per cache size: in the contexts, in no block, "
+              "their total");
+static cl::list<std::string> MissesProfiles(cl::Positional, cl::OneOrMore,
+                                            cl::desc("<profile>..."),
+                                            cl::sub(MissesCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    MissesBinary("binary", cl::Required,
+                 cl::desc("The profiled program (its debug info names the "
+                          "frames)"),
+                 cl::value_desc("file"), cl::sub(MissesCmd), cl::cat(Cat));
+static cl::list<std::string>
+    MissesSizes("cache",
+                cl::desc("Cache sizes, comma-separated (default: 256KiB to "
+                         "1GiB, each twice the last)"),
+                cl::CommaSeparated, cl::value_desc("size,..."),
+                cl::sub(MissesCmd), cl::cat(Cat));
+static cl::opt<unsigned>
+    MissesTop("top",
+              cl::desc("Also list this many contexts with the most misses at "
+                       "the first size"),
+              cl::init(0), cl::sub(MissesCmd), cl::cat(Cat));
 static cl::list<std::string> AdviseProfiles(cl::Positional, cl::OneOrMore,
                                             cl::desc("<profile>..."),
                                             cl::sub(AdviseCmd), cl::cat(Cat));
@@ -186,6 +213,25 @@ static cl::opt<std::string>
     AdviseLLC("llc",
               cl::desc("Last-level cache size (default: this machine's)"),
               cl::value_desc("size"), cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<AdviseOptions::GainFrom> AdviseGain(
+    "gain", cl::desc("What a context's gain is (default: auto)"),
+    cl::values(
+        clEnumValN(AdviseOptions::GainFrom::Auto, "auto",
+                   "the misses the profiled runs measured at the LLC, where "
+                   "every profile has its misses file; else live-bytes"),
+        clEnumValN(AdviseOptions::GainFrom::Misses, "misses",
+                   "the measured misses (an error where a profile has none)"),
+        clEnumValN(AdviseOptions::GainFrom::LiveBytes, "live-bytes",
+                   "accesses x the chance of a miss guessed from the bytes "
+                   "the context keeps live (the model before misses were "
+                   "measured)")),
+    cl::init(AdviseOptions::GainFrom::Auto), cl::sub(AdviseCmd), cl::cat(Cat));
+static cl::opt<unsigned> LLCWays(
+    "llc-ways",
+    cl::desc("Read the measured misses for an N-way set-associative LLC "
+             "with hashed sets (default 0: fully associative LRU)"),
+    cl::value_desc("n"), cl::init(0), cl::sub(AdviseCmd), cl::sub(MissesCmd),
+    cl::cat(Cat));
 static cl::opt<double>
     AdviseMinShare("min-share",
                    cl::desc("Smallest share of the gain (accesses x miss "
@@ -501,7 +547,48 @@ static bool machineOptions(AdviseOptions &O, DiagEngine &D) {
   } else {
     O.LLC = detectLLC(O.LLCSource);
   }
+  O.LLCWays = LLCWays;
   return true;
+}
+
+/// What the gain was, said on every run: the measured misses, or the
+/// guess, and why the profiles did not give the misses.
+static void sayGain(const Advice &A, const AdviseOptions &O, DiagEngine &D) {
+  const ProfileMisses &M = A.Misses;
+  if (A.Measured) {
+    errs() << "hmplan advise: gain: the misses the profiled run"
+           << (M.Measured == 1 ? "" : "s") << " measured in an LLC of "
+           << humanSize(O.LLC) << " (1 access in " << M.Sample << " sampled)\n";
+    if (M.Unattributed)
+      D.report(Severity::Warning,
+               "a run could not tell which allocation its sampled lines "
+               "belong to (MemProf's block header is not the one HmPlace "
+               "knows): its misses count for no context");
+    return;
+  }
+  std::string Why;
+  if (O.Gain == AdviseOptions::GainFrom::LiveBytes)
+    Why = "--gain=live-bytes";
+  else if (!M.Measured && !M.Instrumented)
+    Why = "the profiled binary does not sample its accesses for misses "
+          "(profile a build made through hmcc, hmc++ or hmfort --profile "
+          "of this release)";
+  else
+    Why = std::to_string(M.Unmeasured.size()) + " of " +
+          std::to_string(M.Unmeasured.size() + M.Measured) +
+          " profiles have no misses file beside them, " + M.Unmeasured[0] +
+          " the first; an indexed profile has none: give the raw profiles";
+  errs() << "hmplan advise: gain: accesses x the chance of a miss guessed "
+            "from the bytes each context keeps live ("
+         << Why << ")\n";
+  if (M.Instrumented && O.Gain != AdviseOptions::GainFrom::LiveBytes &&
+      !M.Unmeasured.empty())
+    D.report(M.Unmeasured[0], Severity::Warning,
+             "no misses file beside it, though the profiled binary samples "
+             "its accesses: the run wrote it at exit as " +
+                 M.Unmeasured[0] +
+                 ".misses (did it not exit normally, or was the file left "
+                 "behind?)");
 }
 
 static int adviseCmd(DiagEngine &D) {
@@ -510,6 +597,7 @@ static int adviseCmd(DiagEngine &D) {
   O.Profiles = AdviseProfiles.size();
   O.MinShare = AdviseMinShare / 100;
   O.Whole = AdviseWhole;
+  O.Gain = AdviseGain;
   O.PlanDir = outputDir();
   if (AdviseMinShare < 0 || AdviseMinShare > 100) {
     D.report(Severity::Error, "--min-share: expected a percent in [0, 100]");
@@ -529,12 +617,17 @@ static int adviseCmd(DiagEngine &D) {
   }
   std::vector<ProfileContext> Contexts;
   ProfileBlindSpots Blind;
-  if (!readMemProfiles(AdviseProfiles, AdviseBinary, Contexts, Blind, D))
+  ProfileMisses Misses;
+  if (!readMemProfiles(AdviseProfiles, AdviseBinary, Contexts, Blind, Misses,
+                       D))
     return 1;
+  O.Profiles = Misses.Measured + Misses.Unmeasured.size(); // not their files
   Advice A;
   A.Blind = Blind;
+  A.Misses = Misses;
   if (!advise(Contexts, O, A, D) || D.errors())
     return 1;
+  sayGain(A, O, D);
   if (AdviseExplain)
     printExplanation(A, errs());
   if (AdviseCurve)
@@ -551,6 +644,39 @@ static int adviseCmd(DiagEngine &D) {
   if (Output != "-")
     errs() << "; plan written to " << Output;
   errs() << "\n";
+  return 0;
+}
+
+/// `hmplan misses`: the runs' misses by cache size (MissTable.h).
+static int missesCmd(DiagEngine &D) {
+  std::vector<uint64_t> Sizes;
+  for (const std::string &S : MissesSizes) {
+    std::string Err;
+    std::optional<uint64_t> B = parseSize(S, Err);
+    if (!B || !*B) {
+      D.report(Severity::Error, "--cache: " + (B ? "a size of 0" : Err));
+      return 1;
+    }
+    Sizes.push_back(*B);
+  }
+  for (uint64_t S = 256 << 10;
+       Sizes.empty() || (MissesSizes.empty() && S <= (uint64_t(1) << 30));
+       S *= 2)
+    Sizes.push_back(S);
+  std::vector<ProfileContext> Contexts;
+  ProfileBlindSpots Blind;
+  ProfileMisses Misses;
+  if (!readMemProfiles(MissesProfiles, MissesBinary, Contexts, Blind, Misses,
+                       D))
+    return 1;
+  if (!Misses.complete()) {
+    D.report(Misses.Unmeasured.empty() ? MissesBinary : Misses.Unmeasured[0],
+             Severity::Error,
+             "no misses file beside the profile (PROFILE.misses): profile a "
+             "build made through hmcc, hmc++ or hmfort --profile");
+    return 1;
+  }
+  printMissTable(Contexts, Misses, Sizes, LLCWays, MissesTop, outs());
   return 0;
 }
 
@@ -629,6 +755,9 @@ int main(int argc, char **argv) {
       "  hmplan reports FILE...        the per-rank JSON reports of a job\n"
       "  hmplan advise PROFILE... --binary APP [--capacity hbm=16GiB]\n"
       "                                a plan from LLVM MemProf profiles\n"
+      "  hmplan misses PROFILE... --binary APP\n"
+      "                                the misses the runs measured, per "
+      "cache size\n"
       "  hmplan scan SOURCE... [-o OUT] a plan from Fortran FASTMEM "
       "directives\n"
       "  hmplan probe [-o FILE]        measure the NUMA nodes' bandwidth, "
@@ -651,6 +780,8 @@ int main(int argc, char **argv) {
     return summary(D);
   if (AdviseCmd)
     return adviseCmd(D);
+  if (MissesCmd)
+    return missesCmd(D);
   if (ScanCmd)
     return scan(D);
   if (ReportsCmd) {
@@ -658,7 +789,7 @@ int main(int argc, char **argv) {
     return Read == ReportFiles.size() ? 0 : 1;
   }
   errs() << "hmplan: error: expected a command: check, convert, show, "
-            "match, env, kinds, summary, reports, advise or scan (see hmplan "
-            "--help)\n";
+            "match, env, kinds, summary, reports, advise, misses or scan (see "
+            "hmplan --help)\n";
   return 1;
 }

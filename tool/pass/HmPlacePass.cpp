@@ -38,6 +38,7 @@
 #include "CallerCopies.h"
 #include "ContextIR.h"
 #include "FortranIR.h"
+#include "MissIR.h"
 #include "ProfileIR.h"
 #include "SourceColumns.h"
 #include "plan/AllocFns.h"
@@ -1255,14 +1256,20 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
             // HMPLACE_PROFILE=1: a build to profile, nothing placed
             // (ProfileIR.h); otherwise the plan is applied.
             if (profileModeRequested()) {
-              PB.registerPipelineStartEPCallback(
-                  [](ModulePassManager &MPM, OptimizationLevel) {
-                    MPM.addPass(ProfilePrepPass());
-                  });
-              // (LLVM 22 also passes the LTO phase: `auto...` takes both.)
+              if (profileAddsMemProf())
+                PB.registerPipelineStartEPCallback(
+                    [](ModulePassManager &MPM, OptimizationLevel) {
+                      MPM.addPass(ProfilePrepPass());
+                    });
+              // Before MemProf's instrumentation, clang's or ours: plugins'
+              // callbacks run first. (LLVM 22 also passes the LTO phase:
+              // `auto...` takes both.)
               PB.registerOptimizerLastEPCallback(
                   [](ModulePassManager &MPM, auto...) {
-                    MPM.addPass(ProfileInstrumentPass());
+                    if (missSamplingRequested())
+                      MPM.addPass(MissSamplePass());
+                    if (profileAddsMemProf())
+                      MPM.addPass(ProfileInstrumentPass());
                   });
             } else {
               PB.registerPipelineStartEPCallback(
@@ -1287,6 +1294,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                     MPM.addPass(ProfilePrepPass());
                   else if (Name == "hm-profile-instrument")
                     MPM.addPass(ProfileInstrumentPass());
+                  else if (Name == "hm-miss-sample")
+                    MPM.addPass(MissSamplePass());
                   else
                     return false;
                   return true;

@@ -33,6 +33,11 @@ bool profileModeRequested() {
   return V && *V && StringRef(V) != "0";
 }
 
+bool profileAddsMemProf() {
+  const char *V = std::getenv("HMPLACE_PROFILE");
+  return profileModeRequested() && StringRef(V) != "misses";
+}
+
 /// Bracket \p CB, a call into flang's runtime that allocates, so that the
 /// array's malloc inside it is recorded with the calling frame.
 static void bracket(CallBase &CB) {

@@ -18,6 +18,11 @@
 ///    MemProfilerPass and ModuleMemProfilerPass, where clang adds them),
 ///    unless the module already has it.
 ///
+/// With HMPLACE_PROFILE=misses (what hmcc sets for clang, which adds
+/// MemProf's instrumentation itself with -fmemory-profile) it only samples
+/// the accesses for cache misses (MissIR.h), which both modes do at
+/// OptimizerLast, before MemProf's instrumentation, unless HMPLACE_MISSES=0.
+///
 /// The link adds MemProf's runtime and the support library (hmcc.c).
 ///
 //===----------------------------------------------------------------------===//
@@ -30,6 +35,9 @@ namespace hmplace {
 
 /// Whether HMPLACE_PROFILE asks for a profiled build.
 bool profileModeRequested();
+/// Whether it asks HmPlace.so to add MemProf's instrumentation too (any
+/// value but "misses", where the compiler adds it).
+bool profileAddsMemProf();
 
 /// PipelineStart: frame pointers, no sibling calls, runtime ALLOCATEs
 /// bracketed.
