@@ -242,18 +242,18 @@ SourcePos positionOf(const ProfileFrame &F) {
   return {F.File, F.Line, F.Column, F.Line ? "" : F.Function};
 }
 
-/// What the plan's entries give unit \p I, as the front ends and the
-/// runtime would decide (a call-stack entry: the noted frames on top of the
-/// stack).
-std::string placedAs(const Item &I, const Placement &Pl, SiteMatcher &M) {
-  const std::vector<const ProfileFrame *> &U = I.Frames;
+/// The runtime code the plan's entries give a context whose entry frames
+/// are \p U, as the front ends and the runtime would decide (a call-stack
+/// entry: the noted frames on top of the stack); -1 the ordinary heap,
+/// nothing where entries conflict.
+std::optional<int> placedCode(ArrayRef<const ProfileFrame *> U,
+                              const Placement &Pl, SiteMatcher &M) {
   if (Pl.State == Placement::Placed)
-    return Pl.Entry->To.isSplit() ? Pl.Entry->To.kindText()
-                                  : kindText(Pl.Entry->To.Kind);
+    return runtimeCode(Pl.Entry->To);
   if (Pl.State == Placement::Conflict)
-    return "nothing (" + Pl.Reason + ")";
+    return std::nullopt;
   if (Pl.State != Placement::Contextual)
-    return "the ordinary heap";
+    return -1;
   std::vector<uint64_t> Noted;
   for (size_t K = Pl.Container ? 0 : 1; K < U.size(); ++K) {
     CallContext F;
@@ -261,7 +261,24 @@ std::string placedAs(const Item &I, const Placement &Pl, SiteMatcher &M) {
     if (M.isNoted(F))
       Noted.push_back(contextFrameId(U[K]->File, U[K]->Line, U[K]->Column));
   }
-  return runtimeCodeName(Pl.kindOnStack(Noted));
+  return Pl.kindOnStack(Noted);
+}
+
+/// What the plan's entries give unit \p I, in words.
+std::string placedAs(const Item &I, const Placement &Pl, SiteMatcher &M) {
+  std::optional<int> Code = placedCode(I.Frames, Pl, M);
+  return Code ? runtimeCodeName(*Code) : "nothing (" + Pl.Reason + ")";
+}
+
+/// The calls of \p Frames (each context's entry frames) added to \p M.
+void addCalls(ArrayRef<std::vector<const ProfileFrame *>> Frames,
+              const std::vector<bool> &Containers, SiteMatcher &M) {
+  for (size_t N = 0; N < Frames.size(); ++N) {
+    CallContext Ctx;
+    Ctx.Frames.push_back(positionOf(*Frames[N].front()));
+    Ctx.StdAllocator = Containers[N];
+    M.addCall(std::move(Ctx));
+  }
 }
 
 /// Read the plan back and warn about every unit its entries do not give
@@ -279,13 +296,13 @@ bool checkPlan(const std::vector<const Item *> &Named, Decisions &Dec,
     return false;
   }
   SiteMatcher M(*Read);
+  std::vector<std::vector<const ProfileFrame *>> Frames;
+  std::vector<bool> Containers;
   for (const Item *I : Named) {
-    const ProfileFrame &F = *I->Frames.front();
-    CallContext Ctx;
-    Ctx.Frames.push_back(positionOf(F));
-    Ctx.StdAllocator = isContainer(I->U->Sum);
-    M.addCall(std::move(Ctx));
+    Frames.push_back(I->Frames);
+    Containers.push_back(isContainer(I->U->Sum));
   }
+  addCalls(Frames, Containers, M);
   std::vector<Placement> Res = M.resolve();
   for (size_t N = 0; N < Named.size(); ++N) {
     const Item &I = *Named[N];
@@ -303,6 +320,26 @@ bool checkPlan(const std::vector<const Item *> &Named, Decisions &Dec,
 }
 
 } // namespace
+
+std::vector<std::optional<int>>
+planCodes(const std::vector<ProfileContext> &Contexts, const Plan &P) {
+  SiteMatcher M(P);
+  std::vector<std::vector<const ProfileFrame *>> Frames;
+  std::vector<bool> Containers;
+  std::vector<size_t> Of; // the contexts an entry can name
+  for (size_t N = 0; N < Contexts.size(); ++N)
+    if (nameable(Contexts[N])) {
+      Frames.push_back(entryFrames(Contexts[N]));
+      Containers.push_back(isContainer(Contexts[N]));
+      Of.push_back(N);
+    }
+  addCalls(Frames, Containers, M);
+  std::vector<Placement> Res = M.resolve();
+  std::vector<std::optional<int>> Codes(Contexts.size(), -1);
+  for (size_t K = 0; K < Of.size(); ++K)
+    Codes[Of[K]] = placedCode(Frames[K], Res[K], M);
+  return Codes;
+}
 
 bool writeAdvisedPlan(const std::vector<Item> &Items, Decisions &Dec,
                       const AdviseOptions &Opts, size_t NumContexts,

@@ -41,10 +41,13 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace hmplace {
+
+class Plan;
 
 struct AdviseOptions {
   /// Tier name (hbm, ddr, pmem, cxl) -> capacity in bytes.
@@ -131,6 +134,13 @@ void printExplanation(const Advice &A, llvm::raw_ostream &OS);
 /// `--curve`: the share of all accesses (and of the weighted gain) that an
 /// HBM capacity covers, adding units by gain per byte.
 void printCurve(const Advice &A, llvm::raw_ostream &OS);
+
+/// The runtime code (plan/Split.h: a kind's index, -1 the ordinary heap,
+/// a split's packed code) \p P's entries give each of \p Contexts, as the
+/// front ends and the runtime would decide; nothing where entries
+/// conflict. Contexts no entry can name: -1.
+std::vector<std::optional<int>>
+planCodes(const std::vector<ProfileContext> &Contexts, const Plan &P);
 
 /// "12.3%": \p Part of \p Whole.
 std::string share(double Part, double Whole);

@@ -446,11 +446,14 @@ std::string readProfile(const std::string &Path, StringRef Binary,
 bool hasSymbol(const object::ObjectFile &Obj, StringRef Name) {
   for (const object::SymbolRef &S : Obj.symbols()) {
     Expected<StringRef> N = S.getName();
-    if (!N) {
+    Expected<uint32_t> Flags = S.getFlags();
+    if (!N || !Flags) {
       consumeError(N.takeError());
+      consumeError(Flags.takeError());
       continue;
     }
-    if (*N == Name)
+    // Defined: the support library refers to the marker weakly.
+    if (*N == Name && !(*Flags & object::SymbolRef::SF_Undefined))
       return true;
   }
   return false;
@@ -624,6 +627,22 @@ bool addProfile(StringRef Path, StringRef Binary, Collected &C,
   return true;
 }
 
+/// A misses file given for a profile that is not among \p Profiles (the
+/// run's raw profile left out, or another directory's): said, not used.
+void warnUnusedMisses(const std::map<std::string, MissProfile> &Given,
+                      const std::vector<std::string> &Profiles,
+                      DiagEngine &D) {
+  std::set<std::string> Read;
+  for (const std::string &P : Profiles)
+    Read.insert(absolute(P));
+  for (const auto &[For, M] : Given)
+    if (!Read.count(For))
+      D.report(M.Path, Severity::Warning,
+               "the misses of " + M.Profile +
+                   ", which is not among the profiles read (a misses file "
+                   "goes with the raw profile in its directory): left out");
+}
+
 } // namespace
 
 bool readMemProfiles(const std::vector<std::string> &Inputs, StringRef Binary,
@@ -690,6 +709,7 @@ bool readMemProfiles(const std::vector<std::string> &Inputs, StringRef Binary,
     OK &= addProfile(Path, Binary, C, Blind, All, D);
     noteMisses(Path, Miss, C, Misses);
   }
+  warnUnusedMisses(GivenMisses, Profiles, D);
   if (!OK)
     return false;
   Blind.UnnamedObjects = Stacks.unnamed().Objects;

@@ -5,7 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MissTable.h"
+#include "Advisor.h"
 #include "plan/Kinds.h"
+#include "plan/Plan.h"
+#include "plan/Split.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
@@ -73,6 +76,33 @@ void printMissTable(const std::vector<ProfileContext> &Contexts,
   }
   if (Top && !Sizes.empty())
     printTop(Contexts, double(Sizes.front()) / 64, Ways, Top, OS);
+}
+
+void printPlanMisses(const std::vector<ProfileContext> &Contexts,
+                     const Plan &P, StringRef Name,
+                     const std::vector<uint64_t> &Sizes, unsigned Ways,
+                     raw_ostream &OS) {
+  std::vector<std::optional<int>> Codes = planCodes(Contexts, P);
+  OS << "\nwhere " << Name << " puts the contexts' misses\n"
+     << "       cache        misses   share  kind\n";
+  for (uint64_t Size : Sizes) {
+    double Lines = double(Size) / 64, All = 0;
+    std::map<std::string, double> ByKind;
+    for (size_t N = 0; N < Contexts.size(); ++N) {
+      double M = Contexts[N].Misses.missesAt(Lines, Ways);
+      All += M;
+      if (!Codes[N]) {
+        ByKind["nothing (entries conflict)"] += M;
+        continue;
+      }
+      for (auto [Kind, Pct] : runtimeCodeParts(*Codes[N]))
+        ByKind[runtimeCodeName(Kind)] += M * Pct / 100;
+    }
+    for (const auto &[Kind, M] : ByKind)
+      OS << format("%12s %13.0f  %5.1f%%  ", humanSize(Size).c_str(), M,
+                   All > 0 ? 100 * M / All : 0.0)
+         << Kind << "\n";
+  }
 }
 
 } // namespace hmplace

@@ -16,12 +16,15 @@
 
 #include "MemProfile.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace hmplace {
+
+class Plan;
 
 /// The table for caches of \p Sizes (bytes) and \p Ways (0: fully
 /// associative) of \p Contexts and \p Misses; with \p Top, that many
@@ -30,6 +33,15 @@ void printMissTable(const std::vector<ProfileContext> &Contexts,
                     const ProfileMisses &Misses,
                     const std::vector<uint64_t> &Sizes, unsigned Ways,
                     unsigned Top, llvm::raw_ostream &OS);
+
+/// Where the plan \p P (named \p Name) puts the contexts' misses: per cache
+/// size, the misses of the contexts each kind would serve (a split's parts
+/// by their shares), as the front ends and the runtime decide the entries
+/// (`hmplan misses --plan`): what a plan moves to HBM, for any plan.
+void printPlanMisses(const std::vector<ProfileContext> &Contexts,
+                     const Plan &P, llvm::StringRef Name,
+                     const std::vector<uint64_t> &Sizes, unsigned Ways,
+                     llvm::raw_ostream &OS);
 
 } // namespace hmplace
 

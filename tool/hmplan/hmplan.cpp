@@ -172,6 +172,11 @@ static cl::list<std::string>
                          "1GiB, each twice the last)"),
                 cl::CommaSeparated, cl::value_desc("size,..."),
                 cl::sub(MissesCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    MissesPlan("plan",
+               cl::desc("Also say where this plan puts the contexts' misses: "
+                        "per kind, as the front ends place its entries"),
+               cl::value_desc("plan"), cl::sub(MissesCmd), cl::cat(Cat));
 static cl::opt<unsigned>
     MissesTop("top",
               cl::desc("Also list this many contexts with the most misses at "
@@ -676,7 +681,12 @@ static int missesCmd(DiagEngine &D) {
              "build made through hmcc, hmc++ or hmfort --profile");
     return 1;
   }
+  std::unique_ptr<Plan> P;
+  if (!MissesPlan.empty() && !(P = loadPlan(MissesPlan, D)))
+    return 1;
   printMissTable(Contexts, Misses, Sizes, LLCWays, MissesTop, outs());
+  if (P)
+    printPlanMisses(Contexts, *P, MissesPlan, Sizes, LLCWays, outs());
   return 0;
 }
 

@@ -77,6 +77,18 @@ std::string runtimeCodeName(int Code) {
   return S;
 }
 
+std::vector<std::pair<int, unsigned>> runtimeCodeParts(int Code) {
+  if (Code < 0 || !isSplitCode(Code))
+    return {{Code < 0 ? -1 : Code, 100}};
+  int K[3];
+  unsigned Pct[3];
+  unsigned N = decode(Code, K, Pct);
+  std::vector<std::pair<int, unsigned>> Parts;
+  for (unsigned I = 0; I < N; ++I)
+    Parts.push_back({K[I], Pct[I]});
+  return Parts;
+}
+
 bool Target::samePlacement(const Target &O) const {
   if (Parts.size() != O.Parts.size())
     return false;

@@ -16,6 +16,8 @@
 #include "plan/Plan.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace hmplace {
 
@@ -30,6 +32,9 @@ std::string runtimeCodeText(int Code);
 std::string runtimeCodeName(int Code);
 /// Whether \p Code is a split's.
 bool isSplitCode(int Code);
+/// The kinds of \p Code (indexes in enum hmplace_kind, -1 for the ordinary
+/// heap) and their percentages: one part of 100 unless it is a split's.
+std::vector<std::pair<int, unsigned>> runtimeCodeParts(int Code);
 
 /// Resolve the parts of a split target (\p T.Parts with their spellings and
 /// percentages set) against \p P: kinds, the largest share's kind, the
