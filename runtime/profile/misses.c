@@ -321,6 +321,8 @@ __attribute__((preserve_most)) void __hmplace_miss_v1(uint64_t addr,
     t->near_writes += (flags & 1) ? t->weight : 0;
     return;
   }
+  if (Ready)
+    hm_reuse_prefetch(&R, addr);
   if (!enter())
     return;
   settle(t);

@@ -1,11 +1,15 @@
 /*===- reuse.c - sampled reuse distances of cache lines (SHARDS) ----------===*
  *
- * The lines held are an open-addressing table keyed by line address; each
+ * The units held are an open-addressing table keyed by unit address (one
+ * probe finds a line and its pair, which the stream test asks about); each
  * held line's last access has a stamp, and a Fenwick tree over the stamps
- * counts the lines touched since any stamp, so a reuse distance costs two
- * O(log n) walks. Stamps run out after `stamps` accesses: the compaction
- * then numbers the stamps held 1..n again (in order), drops the lines
- * deeper than `depth`, and rebuilds the tree.
+ * counts the lines touched since any stamp, so a reuse distance costs an
+ * O(log n) walk (none where few stamps were given since: a near hit).
+ * Stamps run out after `stamps` accesses: the compaction then numbers the
+ * stamps held 1..n again (in order), drops the lines deeper than `depth`,
+ * and rebuilds the tree. The probes into the table are what a sampled
+ * access mostly costs (measured with perf on examples/fortran: 57% of the
+ * time in the table's lookups when a line and its pair were two).
  *===----------------------------------------------------------------------===*/
 #include "reuse.h"
 
@@ -14,11 +18,13 @@
 
 /* How many other lines (estimated) may have been touched between the
  * unit's other line and this one for the access to count as part of a
- * stream: 16 KiB, as 32 arrays swept together touch. */
-enum { HM_STREAM_LINES = 256 };
+ * stream: 16 KiB, as 32 arrays swept together touch. An access nearer than
+ * HM_NEAR_LINES hits any last-level cache: whether it streams is not
+ * asked. */
+enum { HM_STREAM_LINES = 256, HM_NEAR_LINES = 1024 };
 
-static uint64_t slot_of(const struct hm_reuse *r, uint64_t line) {
-  return ((line * UINT64_C(0xFF51AFD7ED558CCD)) >> 20) & r->mask;
+static uint64_t slot_of(const struct hm_reuse *r, uint64_t unit) {
+  return hm_reuse_slot(r, unit);
 }
 
 static void *map(size_t bytes) {
@@ -28,12 +34,13 @@ static void *map(size_t bytes) {
 }
 
 /* The slots and the tree for 2^lg slots, into \p slot and \p fen; 0, or -1
- * if they cannot be mapped (then nothing is). */
-static int map_tables(unsigned lg, struct hm_reuse_line **slot, int32_t **fen,
+ * if they cannot be mapped (then nothing is). A unit holds two lines, each
+ * with a stamp. */
+static int map_tables(unsigned lg, struct hm_reuse_unit **slot, int32_t **fen,
                       uint64_t *limit, uint32_t *stamps) {
   uint64_t slots = UINT64_C(1) << lg;
   *limit = slots / 10 * 7;
-  *stamps = (uint32_t)(2 * *limit);
+  *stamps = (uint32_t)(4 * *limit);
   *slot = map(slots * sizeof **slot);
   *fen = map(((size_t)*stamps + 1) * sizeof **fen);
   if (*slot && *fen)
@@ -92,43 +99,43 @@ static uint64_t since(const struct hm_reuse *r, uint32_t t) {
 
 /* ---- the table ---- */
 
-static struct hm_reuse_line *find(const struct hm_reuse *r, uint64_t line) {
-  for (uint64_t i = slot_of(r, line);; i = (i + 1) & r->mask) {
-    struct hm_reuse_line *e = &r->slot[i];
-    if (e->line == line)
+static struct hm_reuse_unit *find(const struct hm_reuse *r, uint64_t unit) {
+  for (uint64_t i = slot_of(r, unit);; i = (i + 1) & r->mask) {
+    struct hm_reuse_unit *e = &r->slot[i];
+    if (e->unit == unit)
       return e;
-    if (!e->line)
+    if (!e->unit)
       return 0;
   }
 }
 
-static struct hm_reuse_line *insert(struct hm_reuse *r, uint64_t line) {
-  uint64_t i = slot_of(r, line);
-  while (r->slot[i].line)
+static struct hm_reuse_unit *insert(struct hm_reuse *r, uint64_t unit) {
+  uint64_t i = slot_of(r, unit);
+  while (r->slot[i].unit)
     i = (i + 1) & r->mask;
-  struct hm_reuse_line *e = &r->slot[i];
-  e->line = line;
-  e->time = 0;
-  for (unsigned q = 0; q < 4; ++q)
+  struct hm_reuse_unit *e = &r->slot[i];
+  e->unit = unit;
+  e->time[0] = e->time[1] = 0;
+  for (unsigned q = 0; q < 8; ++q)
     e->owner[q] = HM_REUSE_UNKNOWN;
   ++r->used;
   return e;
 }
 
-/* Empty slot \p i, moving later lines of its probe run back (so that no
- * lookup stops early). The line's stamp, if any, stays counted: the caller
+/* Empty slot \p i, moving later units of its probe run back (so that no
+ * lookup stops early). Its stamps, if any, stay counted: the caller
  * renumbers (compact()). */
 static void erase(struct hm_reuse *r, uint64_t i) {
   uint64_t j = i;
   for (;;) {
-    r->slot[i].line = 0;
+    r->slot[i].unit = 0;
     for (;;) {
       j = (j + 1) & r->mask;
-      if (!r->slot[j].line) {
+      if (!r->slot[j].unit) {
         --r->used;
         return;
       }
-      uint64_t home = slot_of(r, r->slot[j].line);
+      uint64_t home = slot_of(r, r->slot[j].unit);
       /* Movable to i when its home is not in (i, j] cyclically. */
       if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
         break;
@@ -138,17 +145,14 @@ static void erase(struct hm_reuse *r, uint64_t i) {
   }
 }
 
-/* Drop every line without a stamp, and, with \p resampled, every line
- * whose unit left the sample (stamps must be renumbered after:
- * compact()). */
+/* Drop every unit without a stamp, and, with \p resampled, every unit that
+ * left the sample (stamps must be renumbered after: compact()). */
 static void sweep(struct hm_reuse *r, int resampled) {
   for (uint64_t i = 0; i <= r->mask;) {
-    struct hm_reuse_line *e = &r->slot[i];
-    int out = e->line && resampled &&
-              hm_reuse_hash(e->line >> (HM_UNIT_SHIFT - HM_LINE_SHIFT)) >=
-                  r->threshold;
-    if (e->line && (out || !e->time)) {
-      erase(r, i); /* slot i holds the next line now: look again */
+    struct hm_reuse_unit *e = &r->slot[i];
+    int out = e->unit && resampled && hm_reuse_hash(e->unit) >= r->threshold;
+    if (e->unit && (out || !(e->time[0] | e->time[1]))) {
+      erase(r, i); /* slot i holds the next unit now: look again */
       continue;
     }
     ++i;
@@ -161,19 +165,21 @@ static void compact(struct hm_reuse *r) {
   int32_t *order = r->fen; /* the tree's memory as scratch */
   memset(order, 0, ((size_t)r->stamps + 1) * sizeof *order);
   for (uint64_t i = 0; i <= r->mask; ++i)
-    if (r->slot[i].line && r->slot[i].time)
-      order[r->slot[i].time] = 1;
+    for (unsigned h = 0; h < 2; ++h)
+      if (r->slot[i].unit && r->slot[i].time[h])
+        order[r->slot[i].time[h]] = 1;
   int32_t n = 0;
   for (uint32_t t = 1; t <= r->stamps; ++t)
     if (order[t])
       order[t] = ++n;
   uint64_t keep = r->depth >> (r->rate + r->level);
   int32_t cut = (uint64_t)n > keep ? n - (int32_t)keep : 0;
-  for (uint64_t i = 0; i <= r->mask; ++i) {
-    struct hm_reuse_line *e = &r->slot[i];
-    if (e->line && e->time)
-      e->time = order[e->time] > cut ? (uint32_t)(order[e->time] - cut) : 0;
-  }
+  for (uint64_t i = 0; i <= r->mask; ++i)
+    for (unsigned h = 0; h < 2; ++h) {
+      uint32_t *t = &r->slot[i].time[h];
+      if (r->slot[i].unit && *t)
+        *t = order[*t] > cut ? (uint32_t)(order[*t] - cut) : 0;
+    }
   r->clock = (uint32_t)(n - cut);
   r->timed = r->clock;
   ++r->epoch;
@@ -189,10 +195,10 @@ static void compact(struct hm_reuse *r) {
     sweep(r, 0);
 }
 
-/* Twice the slots, the lines moved over; -1 if there is no more room. */
+/* Twice the slots, the units moved over; -1 if there is no more room. */
 static int grow(struct hm_reuse *r) {
   struct hm_reuse old = *r;
-  struct hm_reuse_line *slot;
+  struct hm_reuse_unit *slot;
   int32_t *fen;
   if (r->slots_log2 >= r->most_log2 ||
       map_tables(r->slots_log2 + 1, &slot, &fen, &r->limit, &r->stamps))
@@ -203,8 +209,8 @@ static int grow(struct hm_reuse *r) {
   r->mask = (UINT64_C(1) << r->slots_log2) - 1;
   r->used = 0;
   for (uint64_t i = 0; i <= old.mask; ++i)
-    if (old.slot[i].line) {
-      struct hm_reuse_line *e = insert(r, old.slot[i].line);
+    if (old.slot[i].unit) {
+      struct hm_reuse_unit *e = insert(r, old.slot[i].unit);
       *e = old.slot[i];
     }
   unmap_tables(&old);
@@ -212,7 +218,7 @@ static int grow(struct hm_reuse *r) {
   return 0;
 }
 
-/* Make room for one more line: more slots while there may be, else drop
+/* Make room for one more unit: more slots while there may be, else drop
  * the deep lines, then halve the rate until at most 7/8 of the limit is
  * held. */
 static void make_room(struct hm_reuse *r) {
@@ -227,30 +233,45 @@ static void make_room(struct hm_reuse *r) {
   }
 }
 
-static struct hm_reuse_line *held(struct hm_reuse *r, uint64_t line) {
-  struct hm_reuse_line *e = find(r, line);
+static struct hm_reuse_unit *held(struct hm_reuse *r, uint64_t unit) {
+  struct hm_reuse_unit *e = find(r, unit);
   if (e)
     return e;
   if (r->used >= r->limit)
     make_room(r);
-  if (hm_reuse_hash(line >> (HM_UNIT_SHIFT - HM_LINE_SHIFT)) >= r->threshold)
+  if (hm_reuse_hash(unit) >= r->threshold)
     return 0; /* the rate fell below it */
-  return insert(r, line);
+  return insert(r, unit);
 }
 
-/* Ask \p resolve who owns \p addr and set the quarters of \p e that the
+/* Ask \p resolve who owns \p addr and set the sixteenths of \p e that the
  * block (or the ownerless range) covers. */
-static uint32_t resolve_owner(struct hm_reuse_line *e, uint64_t addr,
+static uint32_t resolve_owner(struct hm_reuse_unit *e, uint64_t addr,
                               hm_reuse_resolver resolve) {
   uint64_t lo = addr & ~UINT64_C(15), hi = lo + 16;
   uint32_t owner = resolve(addr, &lo, &hi);
-  uint64_t base = e->line << HM_LINE_SHIFT;
-  for (unsigned q = 0; q < 4; ++q) {
+  if (owner >= HM_REUSE_UNKNOWN)
+    owner = 0;
+  uint64_t base = e->unit << HM_UNIT_SHIFT;
+  for (unsigned q = 0; q < 8; ++q) {
     uint64_t qlo = base + 16 * q;
     if (qlo < hi && qlo + 16 > lo)
-      e->owner[q] = owner;
+      e->owner[q] = (uint16_t)owner;
   }
   return owner;
+}
+
+/* The distance, in lines, of a line last touched at stamp \p t (0: none
+ * held, UINT64_MAX); one of fewer than \p near lines for certain (few
+ * stamps given since) is not walked for: an upper bound under \p near. */
+static uint64_t distance_of(const struct hm_reuse *r, uint32_t t,
+                            uint64_t near) {
+  unsigned shift = r->rate + r->level;
+  if (!t)
+    return UINT64_MAX;
+  if ((uint64_t)(r->clock - t) << shift < near)
+    return (uint64_t)(r->clock - t) << shift;
+  return since(r, t) << shift;
 }
 
 void hm_reuse_access(struct hm_reuse *r, uint64_t addr,
@@ -260,27 +281,29 @@ void hm_reuse_access(struct hm_reuse *r, uint64_t addr,
   out->owner = 0;
   if (r->clock >= r->stamps)
     compact(r);
-  uint64_t line = addr >> HM_LINE_SHIFT;
-  struct hm_reuse_line *e = held(r, line);
+  struct hm_reuse_unit *e = held(r, addr >> HM_UNIT_SHIFT);
   if (!e)
     return;
-  unsigned shift = r->rate + r->level;
-  if (e->time)
-    out->distance = since(r, e->time) << shift;
-  const struct hm_reuse_line *p = find(r, line ^ 1);
-  if (p && p->time) {
-    uint64_t between = since(r, p->time) - (e->time > p->time);
-    out->stream = between << shift <= HM_STREAM_LINES;
+  unsigned h = (addr >> HM_LINE_SHIFT) & 1;
+  uint32_t mine = e->time[h], other = e->time[h ^ 1];
+  out->distance = distance_of(r, mine, HM_NEAR_LINES);
+  if (out->distance >= HM_NEAR_LINES && other) {
+    /* A miss in some cache: was the other line touched just before? This
+     * line, if touched after it, is not in between. */
+    uint64_t between = distance_of(r, other, HM_STREAM_LINES + 1);
+    if (mine > other)
+      between -= (uint64_t)1 << (r->rate + r->level);
+    out->stream = between <= HM_STREAM_LINES;
   }
-  out->owner = e->owner[(addr >> 4) & 3];
+  out->owner = e->owner[(addr >> 4) & 7];
   if (out->owner == HM_REUSE_UNKNOWN)
     out->owner = resolve_owner(e, addr, resolve);
-  if (e->time)
-    fen_add(r, e->time, -1);
+  if (mine)
+    fen_add(r, mine, -1);
   else
     ++r->timed;
-  e->time = ++r->clock;
-  fen_add(r, e->time, 1);
+  e->time[h] = ++r->clock;
+  fen_add(r, e->time[h], 1);
 }
 
 int hm_reuse_any_under(uint64_t threshold, uint64_t lo, uint64_t hi) {
@@ -294,12 +317,10 @@ void hm_reuse_forget(struct hm_reuse *r, uint64_t lo, uint64_t hi) {
   for (uint64_t u = lo >> HM_UNIT_SHIFT; u << HM_UNIT_SHIFT < hi; ++u) {
     if (hm_reuse_hash(u) >= r->threshold)
       continue;
-    for (uint64_t line = 2 * u; line < 2 * u + 2; ++line) {
-      struct hm_reuse_line *e = find(r, line);
-      uint64_t base = line << HM_LINE_SHIFT;
-      for (unsigned q = 0; e && q < 4; ++q)
-        if (base + 16 * q < hi && base + 16 * q + 16 > lo)
-          e->owner[q] = HM_REUSE_UNKNOWN;
-    }
+    struct hm_reuse_unit *e = find(r, u);
+    uint64_t base = u << HM_UNIT_SHIFT;
+    for (unsigned q = 0; e && q < 8; ++q)
+      if (base + 16 * q < hi && base + 16 * q + 16 > lo)
+        e->owner[q] = HM_REUSE_UNKNOWN;
   }
 }

@@ -21,11 +21,11 @@
  * halves (SHARDS's fixed-size variant): the lines hashing above the new
  * threshold leave and every later access weighs twice as much.
  *
- * Each held line also records, per 16-byte quarter, the allocation context
- * that owns it (a small number, 0 for none), asked of the caller's resolver
- * at the first access that needs it and forgotten when the block is freed:
- * only lines the program touches are held, and allocating a block writes
- * nothing here.
+ * The table holds units (a line and its pair: one lookup finds both). Each
+ * records, per 16 bytes, the allocation context that owns them (a small
+ * number, 0 for none), asked of the caller's resolver at the first access
+ * that needs it and forgotten when the block is freed: only units the
+ * program touches are held, and allocating a block writes nothing here.
  *
  * Not thread-safe: the caller (misses.c) serialises every call. Plain C,
  * no dependency beyond mmap: test/unit/ReuseTest.cpp checks it against an
@@ -65,18 +65,18 @@ static inline uint32_t hm_reuse_hash(uint64_t unit) {
   return (uint32_t)unit * HM_REUSE_K;
 }
 
-/* One sampled line. */
-struct hm_reuse_line {
-  uint64_t line;     /* address >> HM_LINE_SHIFT; 0: an empty slot */
-  uint32_t time;     /* its last access's stamp; 0: none held */
-  uint32_t owner[4]; /* per 16 bytes: the owning context, 0: none,
+/* One sampled unit: its two lines. */
+struct hm_reuse_unit {
+  uint64_t unit;     /* address >> HM_UNIT_SHIFT; 0: an empty slot */
+  uint32_t time[2];  /* each line's last access's stamp; 0: none held */
+  uint16_t owner[8]; /* per 16 bytes: the owning context, 0: none,
                         HM_REUSE_UNKNOWN: not asked yet */
 };
 
 struct hm_reuse {
-  struct hm_reuse_line *slot;     /* open addressing, linear probing */
+  struct hm_reuse_unit *slot;     /* open addressing, linear probing */
   uint64_t mask;                  /* slots - 1 */
-  uint64_t used, limit;           /* lines held, and at most for these slots */
+  uint64_t used, limit;           /* units held, and at most for these slots */
   unsigned slots_log2, most_log2; /* the slots now, and at most */
   int32_t *fen;                   /* Fenwick tree over stamps 1..stamps */
   uint32_t stamps, clock;         /* its size; the last stamp given */
@@ -87,11 +87,12 @@ struct hm_reuse {
   uint64_t depth;                 /* deepest distance kept, lines */
 };
 
-enum { HM_REUSE_UNKNOWN = 0xFFFFFFFFu };
+/* Owners are numbers below this. */
+enum { HM_REUSE_UNKNOWN = 0xFFFFu };
 
-/* Who owns \p addr: the context's number (0: none) and the block it is
- * in, [*lo, *hi) (for none, any range holding \p addr that no block
- * overlaps, or just its 16 bytes). */
+/* Who owns \p addr: the context's number (0: none; below
+ * HM_REUSE_UNKNOWN) and the block it is in, [*lo, *hi) (for none, any
+ * range holding \p addr that no block overlaps, or just its 16 bytes). */
 typedef uint32_t (*hm_reuse_resolver)(uint64_t addr, uint64_t *lo,
                                       uint64_t *hi);
 
@@ -105,15 +106,33 @@ struct hm_reuse_hit {
   uint32_t owner; /* the context owning the accessed byte, 0: none */
 };
 
-/* Map the tables for up to 2^most_log2 slots (at most 70% held; 2^12 at
- * first, or fewer if that is the most) and a deepest distance of interest
- * of \p depth lines, sampling one unit in 2^rate at first (HM_RATE_SHIFT,
- * as HmPlace.so checks; 0 for every unit). 0, or -1 if the memory cannot
- * be mapped. */
+/* Map the tables for up to 2^most_log2 slots of units (at most 70% held; 2^12
+ * at first, or fewer if that is the most) and a deepest distance of interest of
+ * \p depth lines, sampling one unit in 2^rate at first (HM_RATE_SHIFT, as
+ * HmPlace.so checks; 0 for every unit). 0, or -1 if the memory cannot be
+ * mapped. */
 int hm_reuse_init(struct hm_reuse *r, unsigned most_log2, uint64_t depth,
                   unsigned rate);
 /* Unmap them. */
 void hm_reuse_fini(struct hm_reuse *r);
+
+/* The slot where the unit \p unit is looked for first. */
+static inline uint64_t hm_reuse_slot(const struct hm_reuse *r, uint64_t unit) {
+  return ((unit * UINT64_C(0xFF51AFD7ED558CCD)) >> 20) & r->mask;
+}
+
+/* Start loading the slot of \p addr's unit, before the lock that serialises
+ * hm_reuse_access is taken (the load is what an access mostly waits for).
+ * Read without the lock: a stale table is harmless to prefetch. */
+static inline void hm_reuse_prefetch(const struct hm_reuse *r, uint64_t addr) {
+  const struct hm_reuse_unit *slot =
+      __atomic_load_n(&r->slot, __ATOMIC_RELAXED);
+  uint64_t mask = __atomic_load_n(&r->mask, __ATOMIC_RELAXED);
+  uint64_t unit = addr >> HM_UNIT_SHIFT;
+  if (slot)
+    __builtin_prefetch(
+        &slot[((unit * UINT64_C(0xFF51AFD7ED558CCD)) >> 20) & mask]);
+}
 
 /* Whether the unit holding \p addr is in the sample now. */
 static inline int hm_reuse_sampled(const struct hm_reuse *r, uint64_t addr) {
