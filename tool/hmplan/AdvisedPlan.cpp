@@ -103,6 +103,7 @@ struct Entry {
   unsigned Share = 100; ///< percent in Tier (a split below 100)
   uint64_t Bytes = 0, Objects = 0, Accesses = 0;
   unsigned Stacks = 0;
+  double Gain = 0; ///< its units' gain
   std::vector<const ProfileContext *> Contexts;
 };
 using Entries =
@@ -124,6 +125,7 @@ Entries collectEntries(
     E.Objects += I->U->Sum.AllocCount;
     E.Accesses += I->U->Sum.Accesses;
     E.Stacks += I->U->Stacks;
+    E.Gain += CD.Gain;
     E.Contexts.push_back(&I->U->Sum);
   };
   std::vector<const std::vector<std::string> *> PlacedPaths;
@@ -175,6 +177,21 @@ std::string entryNote(const Entry &E, const Advice &Out) {
   return Note;
 }
 
+/// The entries in the plan's order: those that place, most gain first (the
+/// order `hmplan try` places them in, HMPLACE_ENTRIES), then those kept
+/// where malloc puts them, by their frames; ties by their frames.
+std::vector<const Entry *> inGainOrder(const Entries &Es) {
+  std::vector<const Entry *> Order;
+  for (const auto &[Key, E] : Es)
+    Order.push_back(&E);
+  llvm::stable_sort(Order, [](const Entry *A, const Entry *B) {
+    if (A->Tier.empty() != B->Tier.empty())
+      return B->Tier.empty();
+    return !A->Tier.empty() && A->Gain > B->Gain;
+  });
+  return Order;
+}
+
 /// The plan: a note, the tiers given, the entries.
 bool makePlan(const Entries &Es, const AdviseOptions &Opts, size_t NumContexts,
               const Advice &Out, Plan &P, DiagEngine &D) {
@@ -193,7 +210,8 @@ bool makePlan(const Entries &Es, const AdviseOptions &Opts, size_t NumContexts,
     T->Capacity = Cap;
     P.Tiers[Name] = std::move(T);
   }
-  for (const auto &[Key, E] : Es) {
+  for (const Entry *EP : inGainOrder(Es)) {
+    const Entry &E = *EP;
     PlanEntry PE;
     for (const std::string &F : E.Frames) {
       std::string Err;
