@@ -10,6 +10,7 @@
 /* The entry points themselves: not hmplace.h's inline forms of them. */
 #define HMPLACE_RUNTIME_ 1
 #include "context.h"
+#include "entryfilter.h"
 #include "log.h"
 #include "placed.h"
 #include "split.h"
@@ -36,6 +37,13 @@ static void split_align_fallback(enum hmplace_kind k, size_t align) {
  * NULL when the kind may not or cannot serve it: counted, and the caller
  * falls back to the ordinary heap with C's own call. */
 static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
+  /* HMPLACE_ENTRIES: its entry not named, the ordinary heap's (not a
+   * fallback, and not its call-stack entry's object); asked before the
+   * choice is taken. */
+  if (__builtin_expect(hm_filter_on, 0) && hm_filter_hold()) {
+    hm_ctx_forget_choice();
+    return NULL;
+  }
   hm_ctx_account(req);
   size_t held;
   if (__builtin_expect((int)k > HMPLACE_KIND_COUNT, 0)) {

@@ -23,6 +23,7 @@
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "context.h"
+#include "entryfilter.h"
 #include "heap.h"
 #include "hmplace.h"
 #include "hmplace_internal.h"
@@ -417,7 +418,7 @@ static int choose(const struct ctx_site *s) {
 enum hmplace_kind hmplace_ctx_kind(const char *d) {
   struct ctx_site *s = site_of(d);
   int i = choose(s);
-  if (__builtin_expect(hm_reporting | hm_log_on, 0)) {
+  if (__builtin_expect(hm_reporting | hm_log_on | hm_filter_on, 0)) {
     hmplace_ctx_chosen.hmplace_site = d;
     hmplace_ctx_chosen.hmplace_choice = i + 2;
   }
@@ -443,6 +444,31 @@ void hm_ctx_account_chosen(const char *chosen, size_t bytes) {
                        ? s->e[i].stats->key
                        : s->where;
   }
+}
+
+/* The site and entry index of the current choice (hm_ctx_account_chosen's
+ * decoding), without taking it; 0 if there is none. */
+static int current_choice(const char **d, int *i) {
+  const char *chosen = hmplace_ctx_chosen.hmplace_site;
+  if (!chosen)
+    return 0;
+  *d = chosen;
+  *i = hmplace_ctx_chosen.hmplace_choice - 2;
+  if (!hmplace_ctx_chosen.hmplace_choice) {
+    *d = (const char *)((uintptr_t)chosen & ~(uintptr_t)15);
+    *i = (int)((uintptr_t)chosen & 15) - 1;
+  }
+  return 1;
+}
+
+const char *hm_ctx_chosen_key(void) {
+  const char *d;
+  int i;
+  if (!current_choice(&d, &i))
+    return NULL;
+  struct ctx_site *s = site_of(d);
+  return i >= 0 && (unsigned)i < s->n && s->e[i].stats ? s->e[i].stats->key
+                                                       : s->where;
 }
 
 void hmplace_ctx_register(const char *const *sites, size_t n) {

@@ -28,6 +28,9 @@ static inline void hm_ctx_forget_choice(void) {
   hmplace_ctx_chosen.hmplace_site = NULL;
   hmplace_ctx_chosen.hmplace_choice = 0;
 }
+/* The key of the entry the current choice is (or its site's place, where
+ * none matched), without taking the choice; NULL if there is none. */
+const char *hm_ctx_chosen_key(void);
 static inline void hm_ctx_account(size_t bytes) {
   if (__builtin_expect(hm_reporting | hm_log_on, 0) &&
       hmplace_ctx_chosen.hmplace_site)

@@ -137,6 +137,8 @@ int hm_slot_info(int i, int *kind, char *policy, size_t n, uint64_t *threads,
 
 /* "hmplace: warning: " (or "error: ") + printf(fmt, ...) + newline, on
  * stderr in one write(). */
+/* \p s as a JSON string, quoted and escaped (report_entries.c). */
+void hm_json_string(FILE *f, const char *s) HM_HIDDEN;
 void hm_warn(const char *fmt, ...) HM_HIDDEN
     __attribute__((format(printf, 1, 2)));
 void hm_error(const char *fmt, ...) HM_HIDDEN

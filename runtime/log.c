@@ -16,6 +16,7 @@
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "log.h"
+#include "entryfilter.h"
 #include "context.h"
 #include "heap.h"
 #include "kinds.h"
@@ -172,6 +173,8 @@ static void policy_of(char *buf, size_t n, const void *p) {
 
 void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
                   const void *p) {
+  int held = hm_held_now;
+  hm_held_now = 0;
   if (p && (int)want < 0 && !LogKept) {
     hm_log_entry = NULL; /* as where() would have taken them */
     hmplace_log_site = NULL;
@@ -187,6 +190,11 @@ void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
     snprintf(to, sizeof to, "failed (out of memory)");
   else if ((int)want < 0)
     snprintf(to, sizeof to, "ordinary heap (kept: no entry places it)");
+  else if (owner == 0 && held)
+    snprintf(to, sizeof to,
+             "ordinary heap (held back from %s: HMPLACE_ENTRIES does not "
+             "name its entry)",
+             hmplace_kind_name(want));
   else if (owner == 0)
     snprintf(to, sizeof to, "ordinary heap (fallback from %s: %s)",
              hmplace_kind_name(want),

@@ -13,6 +13,7 @@
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "context.h"
+#include "entryfilter.h"
 #include "heap.h"
 #include "hmplace.h"
 #include "hmplace_internal.h"
@@ -320,6 +321,32 @@ static void slots(FILE *f, int k, int json) {
     fputc(']', f);
 }
 
+/* What HMPLACE_ENTRIES held back, as lines or as the JSON object's field. */
+static void entries_filter(FILE *f, int json) {
+  const char *path;
+  size_t named;
+  uint64_t held, unnamed;
+  if (!hm_filter_counts(&path, &named, &held, &unnamed))
+    return;
+  if (json) {
+    fprintf(f, ", \"only_entries\": {\"file\": ");
+    hm_json_string(f, path);
+    fprintf(f, ", \"named\": %zu, \"held\": %llu, \"unnamed\": %llu}", named,
+            (unsigned long long)held, (unsigned long long)unnamed);
+    return;
+  }
+  fprintf(f,
+          "hmplace: HMPLACE_ENTRIES=%s (%zu entr%s): %llu allocation%s of "
+          "entries it does not name held on the ordinary heap\n",
+          path, named, named == 1 ? "y" : "ies", (unsigned long long)held,
+          held == 1 ? "" : "s");
+  if (unnamed)
+    fprintf(f,
+            "hmplace: %llu placed allocation%s named no entry (a source "
+            "rewritten by hmrewrite, hbw_malloc): placed as built\n",
+            (unsigned long long)unnamed, unnamed == 1 ? "" : "s");
+}
+
 static void report_text(FILE *f) {
   const struct hm_job *j = hm_job();
   char rank[64] = "";
@@ -385,6 +412,7 @@ static void report_text(FILE *f) {
     fprintf(f, "hmplace: no planned allocation ran\n");
   split_report(f, 0);
   hm_entries_report_text(f);
+  entries_filter(f, 0);
 }
 
 static void report_json(FILE *f) {
@@ -430,6 +458,7 @@ static void report_json(FILE *f) {
   fprintf(f, "\n], ");
   split_report(f, 1);
   hm_entries_report_json(f);
+  entries_filter(f, 1);
   fprintf(f, "}\n");
 }
 

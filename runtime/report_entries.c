@@ -7,6 +7,7 @@
  * (hm_ctx_rows), which keeps the state; this file only formats them.
  *===----------------------------------------------------------------------===*/
 #include "context.h"
+#include "entryfilter.h"
 #include "heap.h"
 #include "hmplace.h"
 #include "hmplace_internal.h"
@@ -37,6 +38,16 @@ static const char *kind_label(int k) {
   return k < 0 ? "ordinary heap" : hmplace_kind_name((enum hmplace_kind)k);
 }
 
+/* Why an entry's row shows no object: it never ran, or HMPLACE_ENTRIES
+ * held it back. */
+static const char *idle_why(const char *key, uint64_t objects) {
+  if (objects)
+    return "";
+  return hm_filter_on && !hm_filter_names(key)
+             ? "  (held back: not in HMPLACE_ENTRIES)"
+             : "  (never ran)";
+}
+
 void hm_entries_report_text(FILE *f) {
   struct rows rs = {0};
   hm_ctx_rows(keep, &rs);
@@ -57,8 +68,7 @@ void hm_entries_report_text(FILE *f) {
     if (!r->unmatched)
       fprintf(f, "hmplace: %-40s %-*s %8llu %12s%s\n", r->key, w,
               kind_label(r->kind), (unsigned long long)r->objects,
-              hm_human(r->bytes, b, sizeof b),
-              r->objects ? "" : "  (never ran)");
+              hm_human(r->bytes, b, sizeof b), idle_why(r->key, r->objects));
     else if (r->objects)
       fprintf(f,
               "hmplace: %llu allocation%s at %s matched no call-stack "
@@ -69,7 +79,7 @@ void hm_entries_report_text(FILE *f) {
   hm_own_free(rs.row);
 }
 
-static void json_string(FILE *f, const char *s) {
+void hm_json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (; *s; ++s)
     if (*s == '"' || *s == '\\')
@@ -93,7 +103,7 @@ void hm_entries_report_json(FILE *f) {
         continue;
       fprintf(f, "%s\n  {\"%s\": ", first ? "" : ",",
               unmatched ? "site" : "entry");
-      json_string(f, r->key);
+      hm_json_string(f, r->key);
       if (unmatched)
         fprintf(f, ", \"kind\": \"%s\", \"objects\": %llu}",
                 kind_label(r->kind), (unsigned long long)r->objects);

@@ -41,7 +41,7 @@
 extern void *__libc_malloc(size_t);
 /* libhmplace.so's: the log names the program's code and the plan entry. */
 extern void *hm_malloc_from(enum hmplace_kind k, size_t n, const void *caller);
-extern int hm_log_on;
+extern int hm_log_on, hm_filter_on;
 extern __thread const char *hm_log_entry
     __attribute__((tls_model("initial-exec")));
 
@@ -103,8 +103,8 @@ static void *scope_malloc(size_t n) {
   ScopeKind = -2;
   if (n < ScopeLo || n > ScopeHi)
     return 0; /* outside the window: the ordinary heap */
-  if (hm_log_on && ScopeEntry)
-    hm_log_entry = ScopeEntry;
+  if ((hm_log_on | hm_filter_on) && ScopeEntry)
+    hm_log_entry = ScopeEntry; /* the log's name; HMPLACE_ENTRIES's too */
   return hm_malloc_from((enum hmplace_kind)k, n ? n : 1, ScopeCaller);
 }
 

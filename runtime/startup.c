@@ -16,6 +16,7 @@
  * in reverse order of registration) is in use.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include "entryfilter.h"
 #include "log.h"
 #include "placed.h"
 #include "split.h"
@@ -53,6 +54,7 @@ static const struct hook {
     {NULL, hm_read_budget_env}, /* kinds.c: HMPLACE_BUDGET */
     {NULL, hm_report_init},     /* report.c: HMPLACE_REPORT */
     {NULL, hm_log_init},        /* log.c: HMPLACE_LOG */
+    {NULL, hm_filter_init},     /* entryfilter.c: HMPLACE_ENTRIES */
     {NULL, hm_teardown_init},   /* teardown.c: OpenMP at exit */
 };
 enum { NHOOKS = sizeof Hooks / sizeof *Hooks };
