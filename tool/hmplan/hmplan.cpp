@@ -2,7 +2,7 @@
 ///
 /// \file
 /// `hmplan check|convert|show|match|env|kinds|summary|reports|advise|misses|
-/// scan`. The work is in the plan library, Reports, Advisor and MissTable;
+/// try|scan`. The work is in the plan library, Reports, Advisor and MissTable;
 /// this file parses options and maps results to exit codes (0 ok, 1 bad
 /// input).
 ///
@@ -14,6 +14,7 @@
 #include "MissTable.h"
 #include "Reports.h"
 #include "Tiers.h"
+#include "Try.h"
 #include "plan/BuildRecord.h"
 #include "plan/Kinds.h"
 #include "plan/Plan.h"
@@ -155,9 +156,9 @@ static cl::opt<std::string> EnvPlan(cl::Positional, cl::Required,
 
 static cl::SubCommand
     MissesCmd("misses",
-              "Print the misses the profiled runs measured (hmcc --profile "
-              "samples them), per cache size: in the contexts, in no block, "
-              "their total");
+              "Print the misses the profiled runs measured (a build profiled "
+              "through hmcc samples them), per cache size: in the contexts, in "
+              "no block, their total");
 static cl::list<std::string> MissesProfiles(cl::Positional, cl::OneOrMore,
                                             cl::desc("<profile>..."),
                                             cl::sub(MissesCmd), cl::cat(Cat));
@@ -182,6 +183,53 @@ static cl::opt<unsigned>
               cl::desc("Also list this many contexts with the most misses at "
                        "the first size"),
               cl::init(0), cl::sub(MissesCmd), cl::cat(Cat));
+static cl::SubCommand
+    TryCmd("try", "Run a placed build at points of its plan (the first N "
+                  "entries placed, HMPLACE_ENTRIES: no rebuild) and print the "
+                  "measured curve with its spread");
+static cl::list<std::string>
+    TryArgs(cl::Positional, cl::OneOrMore,
+            cl::desc("<plan> -- <program> [<args>...]"), cl::sub(TryCmd),
+            cl::cat(Cat));
+static cl::opt<unsigned>
+    TryRepeat("repeat", cl::desc("Counted runs of each point (default 5)"),
+              cl::init(5), cl::sub(TryCmd), cl::cat(Cat));
+static cl::list<std::string>
+    TryPoints("points",
+              cl::desc("The points: counts of entries, comma-separated "
+                       "(1,4,all; N=0 is always run); default every N, or 12 "
+                       "points between 0 and all"),
+              cl::CommaSeparated, cl::value_desc("n,..."), cl::sub(TryCmd),
+              cl::cat(Cat));
+static cl::list<std::string> TryCapacities(
+    "capacities",
+    cl::desc("The points by capacity: for each size, the most entries from "
+             "the first whose size: fits (and N=0)"),
+    cl::CommaSeparated, cl::value_desc("size,..."), cl::sub(TryCmd),
+    cl::cat(Cat));
+static cl::opt<std::string>
+    TryMetric("metric",
+              cl::desc("The program's own figure: a regular expression whose "
+                       "last match in its output (the first group, if any) "
+                       "is a number; default: the wall time"),
+              cl::value_desc("regex"), cl::sub(TryCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    TryBetter("better",
+              cl::desc("Which way --metric's figure is better: higher or "
+                       "lower"),
+              cl::value_desc("higher|lower"), cl::sub(TryCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    TrySvg("svg", cl::desc("Draw the curve here (default: PLAN.try.svg)"),
+           cl::value_desc("file"), cl::sub(TryCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    TryKeep("keep",
+            cl::desc("Keep the runs' entries files and outputs in this "
+                     "directory"),
+            cl::value_desc("dir"), cl::sub(TryCmd), cl::cat(Cat));
+static cl::opt<double>
+    TryAlpha("alpha",
+             cl::desc("The level a difference must pass (default 0.05)"),
+             cl::init(0.05), cl::sub(TryCmd), cl::cat(Cat));
 static cl::list<std::string> AdviseProfiles(cl::Positional, cl::OneOrMore,
                                             cl::desc("<profile>..."),
                                             cl::sub(AdviseCmd), cl::cat(Cat));
@@ -690,6 +738,22 @@ static int missesCmd(DiagEngine &D) {
   return 0;
 }
 
+/// `hmplan try`: the plan's curve measured (Try.h).
+static int tryCmd(DiagEngine &D) {
+  TryOptions O;
+  O.PlanPath = TryArgs.front();
+  O.Argv.assign(TryArgs.begin() + 1, TryArgs.end());
+  O.Repeat = TryRepeat;
+  O.Points = TryPoints;
+  O.Capacities = TryCapacities;
+  O.Metric = TryMetric;
+  O.Better = TryBetter;
+  O.Svg = TrySvg;
+  O.Keep = TryKeep;
+  O.Alpha = TryAlpha;
+  return tryPlan(O, D, outs());
+}
+
 /// FASTMEM directives of Fortran sources as a plan (FastMem.h).
 static int scan(DiagEngine &D) {
   Plan Empty;
@@ -768,6 +832,10 @@ int main(int argc, char **argv) {
       "  hmplan misses PROFILE... --binary APP\n"
       "                                the misses the runs measured, per "
       "cache size\n"
+      "  hmplan try PLAN -- APP ARGS... run a placed build at N = 0 .. all "
+      "of the\n"
+      "                                plan's entries, print the measured "
+      "curve\n"
       "  hmplan scan SOURCE... [-o OUT] a plan from Fortran FASTMEM "
       "directives\n"
       "  hmplan probe [-o FILE]        measure the NUMA nodes' bandwidth, "
@@ -792,6 +860,8 @@ int main(int argc, char **argv) {
     return adviseCmd(D);
   if (MissesCmd)
     return missesCmd(D);
+  if (TryCmd)
+    return tryCmd(D);
   if (ScanCmd)
     return scan(D);
   if (ReportsCmd) {
@@ -799,7 +869,8 @@ int main(int argc, char **argv) {
     return Read == ReportFiles.size() ? 0 : 1;
   }
   errs() << "hmplan: error: expected a command: check, convert, show, "
-            "match, env, kinds, summary, reports, advise, misses or scan (see "
+            "match, env, kinds, summary, reports, advise, misses, try or scan "
+            "(see "
             "hmplan --help)\n";
   return 1;
 }
