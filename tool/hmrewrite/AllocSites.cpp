@@ -70,6 +70,7 @@ CallRecord *AllocSites::start(SourceLocation Begin, const AllocFn *Fn,
     LastKeyFile = &L.normalize(LastPresumed);
   }
   R.Key = {*LastKeyFile, PL.getLine(), L.keyColumn(At, PL.getColumn())};
+  L.keyOffset(R, Begin);
   R.Joined = L.joinedKey(At, R.Key);
   return &R;
 }
@@ -113,6 +114,8 @@ void AllocSites::record(const CallExpr *CE, const FunctionDecl *FD,
     return;
   R->Dispatching = Dispatching;
   const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
+  const auto *Name = dyn_cast<DeclRefExpr>(Callee); // past `std::`
+  L.keyOffset(*R, Name ? Name->getLocation() : Callee->getExprLoc());
   FileID FID = L.locateEdit(*R, Callee->getBeginLoc(), Callee->getEndLoc(),
                             FD->getName());
   if (Already && R->Edit == CallRecord::Editable)
@@ -176,6 +179,7 @@ void AllocSites::newExpr(const CXXNewExpr *NE, const FunctionDecl *CurFn) {
     NewSeen.erase(It);
     return;
   }
+  L.keyOffset(*R, Begin);
   R->IsNew = true;
   R->NotPlaceable = Problem;
   // The `new` keyword: the expression's first token, or the one after `::`.

@@ -105,6 +105,18 @@ struct CallRecord {
   bool AlreadyPlaced = false; ///< a placed hmplace_* call (rewritten before)
   bool Dispatching = false;   ///< hmplace_free, hmplace_realloc
   SourcePos Key;              ///< the site key (expansion position)
+  /// Where the key's token is in Key.File as the TU read it, where that is
+  /// the file the key names (no `#line` naming another): for the file's
+  /// key record (KeyRecord.h).
+  bool HaveKeyOffset = false;
+  unsigned KeyOffset = 0;
+  /// Settled by the file's key record: Key is the plan's key of the call
+  /// (the earlier run's heuristics are not asked); Unnamed: the record says
+  /// the plan named no call here, whatever it names at Key now.
+  bool Settled = false, Unnamed = false;
+  /// Why the call is left as it is, whatever the plan says: which entry
+  /// means it cannot be told (KeyRecords.cpp); said once, at the call.
+  std::string Refused;
   /// On a later line of a statement an earlier run broke (Format.h): its
   /// key where the statement joined again puts it, which a rerun tries too.
   std::optional<SourcePos> Joined;

@@ -363,6 +363,7 @@ bool CallerRecorder::startRecord(StringRef CompileDir) {
   R.CompileDir = CompileDir;
   R.Key = makeSourcePos(L.normalizer(), PL.getFilename(), PL.getLine(),
                         L.keyColumn(KeyLoc, PL.getColumn()));
+  L.keyOffset(R, CE->getExprLoc());
   if (CurFn && CurFn->getIdentifier())
     R.Enclosing = CurFn->getName().str();
   if (Construct)
@@ -464,6 +465,13 @@ bool CallerRecorder::adoptEarlierWrapper() {
   if (W) {
     noteWrapper(R.note(), *W, Buf);
     R.Key.Column = W->Column;
+    // HMPLACE_BINARY(frame, l, OP, r): the call's token is the operator,
+    // after the first comma (its own call is hmplace_noted_binary's).
+    if (R.HaveKeyOffset && W->Comma2) {
+      size_t Op = Buf.find_first_not_of(" \t\r\n", W->Comma1 + 1);
+      if (Op < W->Comma2)
+        R.KeyOffset = unsigned(Op);
+    }
     // A statement broken at the column limit (Format.h) numbers its lines
     // on until the `#line` after it: the call is on the wrapper's line.
     SourceLocation Begin = SM.getComposedLoc(FID, W->Begin);

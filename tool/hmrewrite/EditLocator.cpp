@@ -49,6 +49,22 @@ unsigned EditLocator::keyColumn(SourceLocation FileLoc, unsigned Column) {
   return Column - addedBetween(It->second, LineStart, Off);
 }
 
+void EditLocator::keyOffset(CallRecord &R, SourceLocation Loc) const {
+  // A call in a macro argument (an earlier run's note around it) is its
+  // own token where the argument is written; through a macro's body, the
+  // macro's use (itself perhaps in a note's argument).
+  SourceLocation Tok = Loc;
+  while (Tok.isMacroID())
+    Tok = SM.isMacroArgExpansion(Tok)
+              ? SM.getImmediateSpellingLoc(Tok)
+              : SM.getImmediateExpansionRange(Tok).getBegin();
+  PresumedLoc Raw = SM.getPresumedLoc(Tok, /*UseLineDirectives=*/false);
+  if (Raw.isInvalid() || Norm(Raw.getFilename()) != R.Key.File)
+    return;
+  R.HaveKeyOffset = true;
+  R.KeyOffset = SM.getFileOffset(Tok);
+}
+
 const std::vector<JoinedStatement> &
 EditLocator::joinedStatementsOf(FileID FID) {
   auto [It, New] = Joined.try_emplace(FID);

@@ -84,6 +84,11 @@ public:
   std::optional<SourcePos> joinedKey(clang::SourceLocation FileLoc,
                                      const SourcePos &Key);
 
+  /// Where the token of the call at \p Loc is in its file (KeyRecord.h):
+  /// set on \p R when that is the file its key names (no `#line` naming
+  /// another).
+  void keyOffset(CallRecord &R, clang::SourceLocation Loc) const;
+
   /// \p Path made absolute against the TU's directory, normalized (one
   /// normalizer per TU: keys name the same few paths thousands of times).
   const std::string &normalize(llvm::StringRef Path) const {

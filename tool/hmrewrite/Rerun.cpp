@@ -80,7 +80,9 @@ void RewriteSession::recoverKeys() {
                 : Matcher->wouldNote(K, C.CompileDir);
   };
   for (CallRecord &C : Calls)
-    if (std::optional<SourcePos> K = carriedKey(C))
+    if (C.Settled)
+      continue; // its file's key record named it
+    else if (std::optional<SourcePos> K = carriedKey(C))
       ByFile[C.Key.File].push_back({&C, *K, Named(C, C.Key), Named(C, *K)});
   for (auto &[File, Cs] : ByFile) {
     bool AllNow = llvm::all_of(Cs, [](const Both &B) { return B.NowNamed; });
@@ -125,7 +127,7 @@ void RewriteSession::recoverPlainSites() {
       continue;
     FileCalls &F = Files[C.Key.File];
     F.At.insert({C.Key.Line, C.Key.Column});
-    if (!C.AlreadyPlaced || !isOurKindArgument(C.KindArgText))
+    if (C.Settled || !C.AlreadyPlaced || !isOurKindArgument(C.KindArgText))
       continue;
     if (StringRef(C.KindArgText).starts_with(ByCallersMacro)) {
       F.Tables.insert({C.Key.Line, C.Key.Column});

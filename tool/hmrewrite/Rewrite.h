@@ -32,6 +32,7 @@
 
 #include "CallRecord.h"
 #include "Format.h"
+#include "KeyRecord.h"
 #include "plan/Decision.h"
 #include "plan/Plan.h"
 
@@ -174,9 +175,14 @@ private:
   unsigned InsertionSeq = 0;
   /// Put the pending insertions into the edits.
   void flushInsertions();
-  void dropUnusedInclude(const std::string &File, llvm::StringRef Old,
+  /// Take out the runtime include where nothing else names the runtime;
+  /// whether it was.
+  bool dropUnusedInclude(const std::string &File, llvm::StringRef Old,
                          const FileLayout &Layout,
                          const clang::tooling::Replacements &Reps);
+  void settleRecord(const std::string &File, llvm::StringRef Old,
+                    const clang::tooling::Replacements &Reps, bool Runtime,
+                    unsigned Width);
   /// Add `#include <hmplace.h>` to \p File, whose text is \p Old
   /// (Includes.cpp).
   void insertInclude(const std::string &File, llvm::StringRef Old,
@@ -192,6 +198,7 @@ private:
     return (MainFiles.count(File) || Headers.count(File)) &&
            !Failed.count(File.str());
   }
+  bool decideFrame(const CallRecord &C);
   void noteCaller(const CallRecord &C,
                   const std::vector<const PlanEntry *> &Through,
                   const std::string &Arg);
@@ -203,6 +210,26 @@ private:
   /// Rerun.cpp: the keys an earlier run's text carries (a reformatted tree).
   void recoverKeys();
   void recoverPlainSites();
+  /// KeyRecords.cpp: the calls each file's key record names (KeyRecord.h),
+  /// settled before anything else decides.
+  struct RecordedCall;
+  void applyKeyRecords();
+  void settleSamePlan(std::vector<RecordedCall> &Cs);
+  void settleOtherPlan(std::vector<RecordedCall> &Cs);
+  /// Whether the plan names \p C (its innermost frame) at this line and
+  /// column of its file.
+  bool namesAt(const CallRecord &C, unsigned Line, unsigned Column) const;
+  /// Leave \p C as it is, whatever the plan says, and say \p Why there.
+  void refuse(CallRecord &C, const std::string &Why);
+  /// \p C is named by the plan (it goes in its file's key record).
+  void noteNamed(const CallRecord &C);
+  /// The key record \p File (whose text is \p Old, to which this run makes
+  /// the edits \p Reps) ends with after this run, or none. The ids are of
+  /// the text as written, as a rerun reads them.
+  std::optional<KeyRecord>
+  wantRecord(const std::string &File, llvm::StringRef Old,
+             const clang::tooling::Replacements &Reps) const;
+  std::map<std::string, std::set<const CallRecord *>> Named;
   /// Whether entries naming \p C's file match no call: then an earlier
   /// run's edit at \p C that no entry names is kept, not undone.
   bool entriesLostIn(const CallRecord &C);
@@ -251,6 +278,8 @@ private:
     unsigned Placed = 0, Dispatch = 0, Noted = 0, AlreadyPlaced = 0,
              Rekinded = 0, Unplaced = 0, AlreadyNoted = 0, Reframed = 0,
              Unnoted = 0, ToHeap = 0, Broken = 0, Joined = 0;
+    /// Key records written, rewritten or taken out (KeyRecord.h).
+    unsigned Records = 0;
     void add(const Tally &O);
   };
   std::map<std::string, Tally, std::less<>> Tallies;

@@ -6,6 +6,7 @@
 // decides and emits Replacements.
 //
 //===----------------------------------------------------------------------===//
+#include "KeyRecord.h"
 #include "Rewrite.h"
 #include "Spelling.h"
 #include "Splice.h"
@@ -45,9 +46,13 @@ void RewriteSession::addTU(std::vector<CallRecord> TUCalls, MainFileInfo Info) {
   // say, whatever the order of the files.
   // Calls are found again through a hash of what makes them the same call.
   auto Same = [](const CallRecord &A, const CallRecord &B) {
+    // (A caller frame has no callee offset; its key's offset tells two
+    // calls apart whose keys are alike: one an earlier run's note says is
+    // at a line, one that a reformat moved there.)
     return A.Key.Line == B.Key.Line && A.Key.Column == B.Key.Column &&
            A.CalleeOffset == B.CalleeOffset && A.Key.File == B.Key.File &&
-           A.EditFile == B.EditFile;
+           A.EditFile == B.EditFile && A.HaveKeyOffset == B.HaveKeyOffset &&
+           A.KeyOffset == B.KeyOffset;
   };
   Calls.reserve(Calls.size() + TUCalls.size());
   for (CallRecord &C : TUCalls) {
@@ -213,7 +218,7 @@ void RewriteSession::flushInsertions() {
 /// A rerun that took out every use of the runtime from a file takes out the
 /// include an earlier run added too: the result is what a first run on the
 /// original source gives.
-void RewriteSession::dropUnusedInclude(const std::string &File, StringRef Old,
+bool RewriteSession::dropUnusedInclude(const std::string &File, StringRef Old,
                                        const FileLayout &Layout,
                                        const tooling::Replacements &Reps) {
   std::string New = splice(Old, Reps.begin(), Reps.end());
@@ -229,9 +234,11 @@ void RewriteSession::dropUnusedInclude(const std::string &File, StringRef Old,
     T = T.drop_front(At + 7);
   }
   if (Mentions != 1)
-    return;
-  if (std::optional<IncludeEdit> E = runtimeIncludeRemoval(Old, Layout))
+    return false;
+  std::optional<IncludeEdit> E = runtimeIncludeRemoval(Old, Layout);
+  if (E)
     addEdit(File, E->Offset, E->Length, E->Text);
+  return E.has_value();
 }
 
 /// Why a planned call at \p C cannot be edited, or null.
@@ -377,6 +384,37 @@ void RewriteSession::placeCall(const CallRecord &C, const Placement &P,
     D.report(C.Key.str(), Severity::Remark, Dec.Remark);
 }
 
+/// A candidate caller frame: noted, its note kept, changed or taken out.
+/// True for an earlier note no entry names now, which is decided once
+/// every call has been asked (finish).
+bool RewriteSession::decideFrame(const CallRecord &C) {
+  CallContext Ctx = keyContext(C, C.Key);
+  std::vector<const PlanEntry *> Through;
+  bool Wanted = Matcher->isNoted(Ctx, &Through);
+  if (!C.Refused.empty()) {
+    warnAt(C, C.Refused);
+    return false;
+  }
+  if (Wanted && !C.Note->CannotAllocate) // (else no note is written)
+    noteNamed(C);
+  // Container entries whose user frame this is: the note also arms the
+  // standard allocator's allocations with their table (C++ only).
+  std::string Table;
+  if (C.Note->CPlusPlus && llvm::any_of(Through, [&](const PlanEntry *E) {
+        return Matcher->shape(*E).How == EntryShape::Container;
+      }))
+    Table =
+        contextTableText(ContainerSite, Matcher->containerChoicesFor(Ctx), -1);
+  std::string Arg = callerArgument(C.Key, C.Note->Here, Table);
+  if (C.Note->AlreadyNoted && !Wanted)
+    return true;
+  if (C.Note->AlreadyNoted)
+    reconcileNote(C, Wanted, Arg);
+  else if (Wanted)
+    noteCaller(C, Through, Arg);
+  return false;
+}
+
 bool RewriteSession::finish() {
   unsigned ErrorsBefore = D.errors();
   std::vector<Placement> Decisions;
@@ -387,12 +425,14 @@ bool RewriteSession::finish() {
     Src->loadAll();
     Matcher.emplace(*ThePlan);
   }
-  // What an earlier run wrote names its calls as the plan did, wherever
-  // a formatter has moved them since (Rerun.cpp).
+  // A file's key record names its calls as the plan did, wherever a
+  // formatter or an edit has moved them since (KeyRecords.cpp); what an
+  // earlier run wrote names the others (Rerun.cpp).
+  applyKeyRecords();
   recoverKeys();
   if (Matcher) {
     for (size_t I = 0; I < Calls.size(); ++I)
-      if (Calls[I].Fn && Calls[I].Fn->allocates() &&
+      if (Calls[I].Fn && Calls[I].Fn->allocates() && !Calls[I].Unnamed &&
           Matcher->mayMatchLine(Calls[I].Key.Line)) {
         CallIndex[I] =
             int(Matcher->addCall(keyContext(Calls[I], Calls[I].Key)));
@@ -403,31 +443,21 @@ bool RewriteSession::finish() {
   for (size_t I = 0; I < Calls.size(); ++I) {
     const CallRecord &C = Calls[I];
     if (!C.Fn) {
-      if (!Matcher)
-        continue;
-      CallContext Ctx = keyContext(C, C.Key);
-      std::vector<const PlanEntry *> Through;
-      bool Wanted = Matcher->isNoted(Ctx, &Through);
-      // Container entries whose user frame this is: the note also arms the
-      // standard allocator's allocations with their table (C++ only).
-      std::string Table;
-      if (C.Note->CPlusPlus && llvm::any_of(Through, [&](const PlanEntry *E) {
-            return Matcher->shape(*E).How == EntryShape::Container;
-          }))
-        Table = contextTableText(ContainerSite,
-                                 Matcher->containerChoicesFor(Ctx), -1);
-      std::string Arg = callerArgument(C.Key, C.Note->Here, Table);
-      if (C.Note->AlreadyNoted && !Wanted)
+      if (Matcher && !C.Unnamed && decideFrame(C))
         Unwanted.push_back(I); // once every call has been asked (below)
-      else if (C.Note->AlreadyNoted)
-        reconcileNote(C, Wanted, Arg);
-      else if (Wanted)
-        noteCaller(C, Through, Arg);
       continue;
     }
     static const Placement Unplanned;
     const Placement &P =
         CallIndex[I] >= 0 ? Decisions[CallIndex[I]] : Unplanned;
+    if (!C.Refused.empty()) {
+      warnAt(C, C.Refused);
+      for (const PlanEntry *E : P.entries())
+        NotApplied.insert(E);
+      continue;
+    }
+    if (!P.entries().empty())
+      noteNamed(C);
     SiteDecision Dec = decideSite(
         P, C.Key, C.Fn->Name,
         C.IsNew
@@ -508,10 +538,39 @@ bool RewriteSession::finish() {
     Edits.erase(F);
   for (const std::string &F : Conflicted)
     Edits.erase(F);
+  // A file whose key record changes though nothing else does.
+  for (const auto &[File, Cs] : Named)
+    if (isRewritten(File) && !Edits.count(File) && !Conflicted.count(File))
+      Edits.try_emplace(File);
   for (auto &[File, Reps] : Edits)
     settleFile(File, Reps);
+  for (auto It = Edits.begin(); It != Edits.end();)
+    It = It->second.empty() ? Edits.erase(It) : std::next(It);
   // Overlapping edits cost their file only (see addEdit).
   return D.errors() - ConflictErrors == ErrorsBefore;
+}
+
+/// \p File's key record as this run leaves it (KeyRecord.h): what the plan
+/// names there, while the file includes the runtime (\p Runtime); none
+/// else.
+void RewriteSession::settleRecord(const std::string &File, StringRef Old,
+                                  const tooling::Replacements &Reps,
+                                  bool Runtime, unsigned Width) {
+  std::optional<KeyRecord> Had = findKeyRecord(Old);
+  std::optional<KeyRecord> Want =
+      Runtime ? wantRecord(File, Old, Reps) : std::nullopt;
+  // The same keys under another plan stay as they are: the keys are that
+  // plan's too.
+  if ((!Had && !Want) || (Had && Want && Had->Keys == Want->Keys))
+    return;
+  StringRef EOL = Old.contains("\r\n") ? "\r\n" : "\n";
+  std::string Text = Want ? keyRecordText(*Want, EOL, Width ? Width : 80) : "";
+  ++tally(File).Records;
+  if (Had)
+    addEdit(File, Had->Begin, Had->End - Had->Begin, Text);
+  else
+    addEdit(File, unsigned(Old.size()), 0,
+            (Old.empty() || Old.ends_with("\n") ? "" : EOL.str()) + Text);
 }
 
 /// The last edits of a file, on its text read once: the runtime include
@@ -519,7 +578,7 @@ bool RewriteSession::finish() {
 /// (Format.h; the formatter's edits compose with the rewrite's).
 void RewriteSession::settleFile(const std::string &File,
                                 tooling::Replacements &Reps) {
-  if (Reps.empty())
+  if (Reps.empty() && !Named.count(File))
     return;
   auto L = Layouts.find(File);
   // An hbw_malloc sent to the heap as malloc needs no runtime header.
@@ -540,10 +599,14 @@ void RewriteSession::settleFile(const std::string &File,
   if (!fits(Old, Reps))
     return; // changed since it was parsed: the output step says so
   format::FormatStyle Style = treeStyle(File);
+  bool Runtime = Include;
   if (Include)
     insertInclude(File, Old, L->second, Style, Reps.begin()->getOffset());
   else if (L != Layouts.end() && L->second.IncludesRuntime)
-    dropUnusedInclude(File, Old, L->second, Reps);
+    Runtime = !dropUnusedInclude(File, Old, L->second, Reps);
+  settleRecord(File, Old, Reps, Runtime, Style.ColumnLimit);
+  if (Reps.empty())
+    return;
   std::vector<std::pair<unsigned, unsigned>> Changed;
   std::string New = splice(Old, Reps.begin(), Reps.end(), 0, &Changed);
   std::set<unsigned> Harmless;
@@ -575,7 +638,7 @@ void RewriteSession::Tally::add(const Tally &O) {
   AlreadyPlaced += O.AlreadyPlaced, Rekinded += O.Rekinded;
   Unplaced += O.Unplaced, AlreadyNoted += O.AlreadyNoted;
   Reframed += O.Reframed, Unnoted += O.Unnoted, ToHeap += O.ToHeap;
-  Broken += O.Broken, Joined += O.Joined;
+  Broken += O.Broken, Joined += O.Joined, Records += O.Records;
 }
 
 /// "a.c, b.c and 3 more" for the files of \p Set.
@@ -620,7 +683,13 @@ std::string RewriteSession::summary(
                                       " caller frames are";
       Out += " already noted";
     }
-    Out += "; nothing to change";
+    if (T.Records)
+      Out += "; " +
+             count(T.Records, "file's key record", "files' key records") +
+             " written again with this plan's keys of its calls, nothing "
+             "else changed";
+    else
+      Out += "; nothing to change";
   } else {
     Out = count(T.Placed, "site", "sites") + " placed (" +
           std::to_string(T.AlreadyPlaced) + " already";

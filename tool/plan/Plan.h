@@ -153,6 +153,12 @@ std::unique_ptr<Plan> loadPlan(llvm::StringRef Path, DiagEngine &D);
 std::unique_ptr<Plan> loadPlanFor(llvm::StringRef Path,
                                   const std::set<std::string> &Basenames,
                                   DiagEngine &D);
+/// Which keys the plan names in files called \p Basename: a hash of each
+/// such frame's line, column and form and whether it is an entry's
+/// allocation call or a caller, over the plan's loaded entries. Two plans
+/// with the same hash for a file name the same calls of it, whatever else
+/// they place or where (hmrewrite's key record, KeyRecord.h).
+uint64_t keysHashFor(const Plan &P, llvm::StringRef Basename);
 /// A plan read a file at a time, for a front end that learns which files it
 /// needs as it goes (hmrewrite: the headers a file includes). A large plan
 /// with an index holds at first no entries; load() adds those naming a file

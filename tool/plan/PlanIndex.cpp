@@ -24,6 +24,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <map>
 
@@ -451,6 +452,24 @@ std::unique_ptr<Plan> loadPlanFor(StringRef Path,
     });
   });
   return P;
+}
+
+uint64_t keysHashFor(const Plan &P, StringRef Basename) {
+  std::set<std::string> Keys;
+  for (const PlanEntry &E : P.Entries) {
+    if (E.isFileSet())
+      continue;
+    for (size_t I = 0; I < E.Frames.size(); ++I) {
+      const Frame &F = E.Frames[I];
+      StringRef Name = sys::path::filename(F.File);
+      if (F.namesFile() &&
+          (P.IgnoreCase ? Name.equals_insensitive(Basename) : Name == Basename))
+        Keys.insert((I ? "caller " : "call ") + F.str().substr(F.File.size()) +
+                    " " + F.Function);
+    }
+  }
+  std::string All = join(Keys, "\n");
+  return xxh3_64bits(arrayRefFromStringRef(All));
 }
 
 } // namespace hmplace
