@@ -9,6 +9,8 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
+
 using namespace clang;
 using namespace llvm;
 
@@ -54,9 +56,18 @@ bool HarmlessCalls::body(const FunctionDecl *Def) {
   auto It = Known.find(Def);
   if (It != Known.end())
     return It->second;
+  // A call back into a function being decided (recursion): harmless if that
+  // one is, which is not known yet. Every function decided in between
+  // depends on it, and keeps no answer but "can allocate" until it is.
+  if (auto S = OnStack.find(Def); S != OnStack.end()) {
+    Low = std::min(Low, S->second);
+    return true;
+  }
   if (Depth >= MaxDepth)
     return false;
-  Known[Def] = true; // calls of itself add nothing
+  unsigned Mine = Depth, OuterLow = Low;
+  OnStack[Def] = Mine;
+  Low = ~0u;
   ++Depth;
   bool OK = tree(Def->getBody());
   if (const auto *CD = dyn_cast<CXXConstructorDecl>(Def))
@@ -76,7 +87,14 @@ bool HarmlessCalls::body(const FunctionDecl *Def) {
           OK = OK && function(BR->getDestructor());
   }
   --Depth;
-  Known[Def] = OK;
+  OnStack.erase(Def);
+  // "Harmless" resting on a function further out is provisional: decided
+  // again when asked again (once that one is known, at once). "Can
+  // allocate" is always sound.
+  bool Provisional = Low < Mine;
+  if (!OK || !Provisional)
+    Known[Def] = OK;
+  Low = std::min(OuterLow, OK && Provisional ? Low : ~0u);
   return OK;
 }
 

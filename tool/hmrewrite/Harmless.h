@@ -47,9 +47,15 @@ private:
   bool body(const clang::FunctionDecl *Def);
 
   clang::ASTContext &Ctx;
-  /// Decided functions; a function being decided counts as harmless for
-  /// the calls it makes to itself.
+  /// Decided functions.
   llvm::DenseMap<const clang::FunctionDecl *, bool> Known;
+  /// Functions being decided, by their depth in the chain of calls: one
+  /// counts as harmless for the calls back into it (a fixed point: the
+  /// least one, as nothing else can make it allocate), and every function
+  /// decided while assuming so is decided again later, not cached.
+  llvm::DenseMap<const clang::FunctionDecl *, unsigned> OnStack;
+  /// The outermost depth the function being decided assumed of.
+  unsigned Low = ~0u;
   unsigned Depth = 0;
 };
 
