@@ -35,7 +35,7 @@
 ; RUN: env HMPLACE_PLAN=heap.yaml %opt -load-pass-plugin=%hmplace_plugin -passes=hm-place,hm-place-merged -S %s -o /dev/null 2>&1 | count 0
 ; RUN: %hmplan summary --strict heap.yaml 2>&1 | FileCheck %s --check-prefix=HEAPSUM
 ; HEAPSUM: note: plan entry 'c3.c:0 (calc)' (posix: the ordinary heap) matched no allocation call (in c3.c, the optimizer merged no allocation call of calc
-; HEAPSUM: 0 of 1 entries matched, 0 stale, 0 for files not built; 1 of the ordinary heap matched no call
+; HEAPSUM: 0 of 1 entries matched, 0 stale, 0 for files not built; 1 of the ordinary heap placed nothing
 
 define ptr @main(i64 %n) !dbg !6 {
   %merged = call ptr @malloc(i64 %n), !dbg !10

@@ -751,7 +751,8 @@ std::string RewriteSession::summary(
     Out += "; " +
            count(HeapUnmatched, "entry of the ordinary heap",
                  "entries of the ordinary heap") +
-           " matched no call (see the notes; they place nothing either way)";
+           " placed nothing (see the notes; their calls stay on the ordinary "
+           "heap either way)";
   if (unsigned N = skippedCount())
     Out += "; " + count(N, "allocation call", "allocation calls") +
            " in inactive preprocessor branches not examined (-v names them)";

@@ -816,8 +816,10 @@ void ModulePlacer::collectSites() {
 void ModulePlacer::placeSites(SiteMatcher &Matcher,
                               const std::vector<Placement> &Decisions) {
   // Entries that cannot be applied exactly place nothing.
+  // (An entry of the ordinary heap places nothing either way.)
   for (const PlanEntry *E : Matcher.unusableHits())
-    missed(E, notAppliedReason(Matcher.shape(*E)));
+    if (!Matcher.keepsHeapEitherWay(*E))
+      missed(E, notAppliedReason(Matcher.shape(*E)));
   SiteDescriptors Descs(M);
   RemarkFolder Remarks(Ctx);
   for (size_t I = 0; I < Sites.size(); ++I) {

@@ -186,6 +186,12 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
     bool Seen = F.namesFile() && Built.namedBy(F.File, P.PlanDir);
     if (!Matcher)
       Matcher = std::make_unique<SiteMatcher>(P);
+    if (const EntryShape &S = Matcher->shape(E);
+        S.How == EntryShape::Unusable && Matcher->keepsHeapEitherWay(E)) {
+      ++HeapNoted; // as hmrewrite says it
+      D.report(E.KeyLoc, Severity::Note, heapUnusableText(E, S));
+      continue;
+    }
     if ((Seen || F.Kind == Frame::Form::NoDebug) &&
         Matcher->keepsHeapEitherWay(E)) {
       ++HeapNoted; // as hmrewrite says it
@@ -241,8 +247,8 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
   OS << ", " << Stale << " stale, " << Unexamined << " for files not built";
   if (HeapNoted)
     OS << "; " << HeapNoted
-       << " of the ordinary heap matched no call (see the notes; they place "
-          "nothing either way)";
+       << " of the ordinary heap placed nothing (see the notes; their calls "
+          "stay on the ordinary heap either way)";
   OS << "\n";
   return Records;
 }

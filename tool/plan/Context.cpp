@@ -213,6 +213,12 @@ std::string contextTableText(StringRef Site,
   return Out + kindConstant(Fallback);
 }
 
+std::string heapUnusableText(const PlanEntry &E, const EntryShape &S) {
+  return "plan entry '" + E.key() + "' (" + E.To.Spelling +
+         ": the ordinary heap) places nothing: " + notAppliedReason(S) +
+         "; it places nothing either way, its calls stay on the ordinary heap";
+}
+
 std::string notAppliedReason(const EntryShape &S) {
   return "it is not applied: " + S.Why;
 }

@@ -107,6 +107,9 @@ EntryShape shapeOf(const PlanEntry &E);
 /// Why an Unusable entry places nothing, worded once for every front end:
 /// `it is not applied: <Why>`.
 std::string notAppliedReason(const EntryShape &S);
+/// The note for an Unusable entry of the ordinary heap (shape \p S): it
+/// places nothing, but would keep its calls where they are anyway.
+std::string heapUnusableText(const PlanEntry &E, const EntryShape &S);
 
 /// One candidate entry of a context site, as the runtime checks it.
 struct ContextChoice {

@@ -295,8 +295,10 @@ public:
   /// that place, the rewrite writes the call with what finds them all again.
   bool placesNothingAnywhere(const PlanEntry &E) const;
   /// Whether \p E is an entry of the ordinary heap that, where it matches
-  /// no call, leaves its calls where they are without it (on the heap): any
-  /// usable entry form, in a plan no `files:` entry places anything with.
+  /// no call or cannot be applied (Unusable: all its frames in the C++
+  /// library, a binary frame between program frames), leaves its calls
+  /// where they are without it (on the heap): any entry form, in a plan no
+  /// `files:` entry places anything with.
   /// HmPlace.so and `hmplan summary` do not warn about such a site, stack,
   /// merged or `(function)` entry that matched nothing (a note in the
   /// summary says why).

@@ -97,8 +97,7 @@ bool SiteMatcher::placesNothingAnywhere(const PlanEntry &E) const {
 }
 
 bool SiteMatcher::keepsHeapEitherWay(const PlanEntry &E) const {
-  return E.To.isHeap() && !PlacingFiles &&
-         shape(E).How != EntryShape::Unusable;
+  return E.To.isHeap() && !PlacingFiles;
 }
 
 std::vector<bool> SiteMatcher::chainsNeeded() const {
@@ -583,6 +582,12 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C,
                    "plan is stale or its call moved (a reformat, an edit); "
                    "it places nothing either way, its call stays on the "
                    "ordinary heap");
+      if (HeapNoted)
+        ++*HeapNoted;
+      continue;
+    }
+    if (S.How == EntryShape::Unusable && keepsHeapEitherWay(*E)) {
+      D.report(E->KeyLoc, Severity::Note, heapUnusableText(*E, S));
       if (HeapNoted)
         ++*HeapNoted;
       continue;
