@@ -193,6 +193,16 @@ void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
   if (Ctx.Frames.empty())
     return;
   ++C.Contexts;
+  // A merged call stands for several calls of the source, and so would its
+  // entry: in a build where the others run, their objects too.
+  if (const ProfileFrame &In = Ctx.Frames.front();
+      In.Line == 0 && !In.File.empty() && Ctx.Unnameable.empty())
+    Ctx.Unnameable = "it is allocated at a call the optimizer merged from "
+                     "several of " +
+                     In.Function +
+                     " (line 0): which of them its objects came from cannot "
+                     "be told, and an entry would place them all (hmcc "
+                     "--profile keeps the calls apart)";
   const memprof::Frame &In0 = AI.CallStack.front();
   if (const RawSiteFacts *R =
           Raw ? Raw->at(In0.Function, In0.LineOffset, In0.Column) : nullptr) {
@@ -609,10 +619,9 @@ bool addProfile(StringRef Path, StringRef Binary, Collected &C,
        "is compiled with the plan and hmrewrite cannot; -g on its file names "
        "each call");
   Note(MergedCalls, "allocates", "allocate",
-       "at a call the optimizer merged with another (line 0): their entries "
-       "name it as file:0 (function), which HmPlace.so places in an "
-       "optimised build and hmrewrite cannot; hmcc --profile keeps the calls "
-       "apart");
+       "at a call the optimizer merged with another (line 0): which of the "
+       "calls their objects came from cannot be told, so no entry names "
+       "them; hmcc --profile keeps the calls apart");
   Note(C.MergedCallers, "has", "have",
        "a caller frame without a line of its own (calls the optimizer "
        "merged): those frames are left out of the entries");

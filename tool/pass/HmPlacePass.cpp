@@ -48,6 +48,7 @@
 #include "plan/Plan.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/Config/llvm-config.h"
@@ -305,6 +306,14 @@ bool hasDebugLocation(const DILocation *DL) {
 bool isMergedLocation(const DILocation *DL) {
   return DL && DL->getLine() == 0 &&
          emitsDebugInfo(DL->getScope()->getSubprogram());
+}
+
+/// A call's function and callee, as a merged call and the calls it was
+/// merged from share them: `make malloc`.
+std::string mergeKey(const DILocation *DL, const Function &Callee) {
+  const DISubprogram *SP = DL->getScope()->getSubprogram();
+  return (SP ? functionName(SP->getLinkageName(), SP->getName()) : "?") + " " +
+         Callee.getName().str();
 }
 
 /// The call's frames: its own position, then the positions it was inlined
@@ -594,6 +603,26 @@ private:
 /// wrote them (at the start of the pipeline), or the calls the optimizer
 /// merged, whose debug location is line 0 (at its end: `file:0
 /// (function)` entries).
+/// The source stage's record of each module whose plan has merged entries,
+/// for the merged stage to complete and write (one record per module).
+struct PendingRecords {
+  std::mutex Lock;
+  std::map<std::pair<const Module *, std::string>, BuildRecord> ByModule;
+  /// The module's allocation calls at the start of the pipeline, by
+  /// function and callee (ModulePlacer::SourceCalls): the calls a merged
+  /// one may stand for.
+  std::map<std::pair<const Module *, std::string>,
+           std::map<std::string, std::vector<std::string>>>
+      CallsByModule;
+  static PendingRecords &get() {
+    static PendingRecords P;
+    return P;
+  }
+  static std::pair<const Module *, std::string> key(const Module &M) {
+    return {&M, M.getModuleIdentifier()};
+  }
+};
+
 enum class Stage { Source, Merged };
 
 struct HmPlacePass : PassInfoMixin<HmPlacePass> {
@@ -708,11 +737,18 @@ private:
   /// The plan has `(function)` entries: calls in functions without debug
   /// info are looked at, named by their function.
   bool NoDebugEntries = false;
+  /// The plan has merged entries (`file:0 (function)`).
+  bool MergedEntries = false;
   bool Changed = false;
   /// Entries that placed or kept something here; entries that matched a
   /// call here but placed nothing, and why (said by default, recorded).
   std::set<const PlanEntry *> Applied;
   std::map<const PlanEntry *, std::string> Missed;
+  /// The source stage, where the plan has merged entries: each located
+  /// allocation call by `function callee` (mergeKey), as `file:line:col`.
+  std::map<std::string, std::vector<std::string>> SourceCalls;
+  /// Why the merged call \p S places nothing whatever its entry says.
+  std::string mergedWhy(const Site &S) const;
   /// Entries naming this module's file that match none of its calls, with
   /// why (reportUnmatchedHere), for the build record.
   std::map<const PlanEntry *, std::string> UnmatchedWhy;
@@ -758,6 +794,9 @@ void ModulePlacer::collectSites() {
   NoDebugEntries = llvm::any_of(L->P->Entries, [](const PlanEntry &E) {
     return E.innermostIs(Frame::Form::NoDebug);
   });
+  MergedEntries = llvm::any_of(L->P->Entries, [](const PlanEntry &E) {
+    return E.innermostIs(Frame::Form::Merged);
+  });
   // Only Fortran has statements whose calls share a position by design
   // (ALLOCATE of several arrays); object entries need the variable.
   bool Fortran = isFortranModule(M);
@@ -791,6 +830,11 @@ void ModulePlacer::collectSites() {
       }
       ++LocatedSites;
       Sites.push_back({CB, F, contextOf(DL)});
+      if (At == Stage::Source && MergedEntries)
+        SourceCalls[mergeKey(DL, *Callee)].push_back(
+            sys::path::filename(DL->getFilename()).str() + ":" +
+            std::to_string(DL->getLine()) + ":" +
+            std::to_string(sourceColumn(DL)));
       // operator new inside the C++ library: where every container buffer
       // (std::allocator) and make_unique/make_shared object comes from
       // (container entries, Context.h). A merged one is matched against
@@ -813,6 +857,31 @@ void ModulePlacer::collectSites() {
            DS_Warning);
 }
 
+std::string ModulePlacer::mergedWhy(const Site &S) const {
+  const DILocation *DL = S.CB->getDebugLoc().get();
+  const Function *Callee = S.CB->getCalledFunction();
+  std::string Key = mergeKey(DL, *Callee);
+  std::vector<std::string> From;
+  {
+    PendingRecords &Pending = PendingRecords::get();
+    std::lock_guard<std::mutex> G(Pending.Lock);
+    auto It = Pending.CallsByModule.find(PendingRecords::key(M));
+    if (It != Pending.CallsByModule.end())
+      if (auto C = It->second.find(Key); C != It->second.end())
+        From = C->second;
+  }
+  std::string Calls =
+      From.size() > 1
+          ? "calls of " + Callee->getName().str() + " at " + join(From, ", ")
+          : "several calls of " + Callee->getName().str();
+  return "it names a call the optimizer merged from " + Calls + " (line 0 in " +
+         Key.substr(0, Key.find(' ')) +
+         "): which of them the entry was made from cannot be told, and "
+         "placing the merged call would place the objects of each; it stays "
+         "on the ordinary heap (profile with hmcc --profile, which keeps the "
+         "calls apart, and advise again)";
+}
+
 void ModulePlacer::placeSites(SiteMatcher &Matcher,
                               const std::vector<Placement> &Decisions) {
   // Entries that cannot be applied exactly place nothing.
@@ -828,6 +897,12 @@ void ModulePlacer::placeSites(SiteMatcher &Matcher,
     const IRAllocFn &F = *Sites[I].F;
     SiteDecision D = decideSite(P, Sites[I].C.Frames.front(), F.Source,
                                 F.SizeArg < 0 && !F.Scoped ? noSizeWhy(F) : "");
+    // A merged call stands for several calls of the source: placing it
+    // would place the objects of each, where the entry was made from one.
+    if (At == Stage::Merged && D.places()) {
+      D.Act = SiteDecision::NotPlaced;
+      D.Remark = mergedWhy(Sites[I]);
+    }
     placeOne(Sites[I], P, D, Descs, Remarks);
   }
   Remarks.emit();
@@ -1155,20 +1230,6 @@ void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
   }
 }
 
-/// The source stage's record of each module whose plan has merged entries,
-/// for the merged stage to complete and write (one record per module).
-struct PendingRecords {
-  std::mutex Lock;
-  std::map<std::pair<const Module *, std::string>, BuildRecord> ByModule;
-  static PendingRecords &get() {
-    static PendingRecords P;
-    return P;
-  }
-  static std::pair<const Module *, std::string> key(const Module &M) {
-    return {&M, M.getModuleIdentifier()};
-  }
-};
-
 bool ModulePlacer::hasMergedEntries(const Module &M) {
   PendingRecords &P = PendingRecords::get();
   std::lock_guard<std::mutex> G(P.Lock);
@@ -1207,6 +1268,7 @@ void ModulePlacer::writeBuildRecord(const SiteMatcher &Matcher) {
     auto It = Pending.ByModule.find(PendingRecords::key(M));
     R = std::move(It->second);
     Pending.ByModule.erase(It);
+    Pending.CallsByModule.erase(PendingRecords::key(M));
   } else {
     R = moduleRecord();
   }
@@ -1230,6 +1292,7 @@ void ModulePlacer::writeBuildRecord(const SiteMatcher &Matcher) {
       })) {
     std::lock_guard<std::mutex> G(Pending.Lock);
     Pending.ByModule[PendingRecords::key(M)] = R;
+    Pending.CallsByModule[PendingRecords::key(M)] = std::move(SourceCalls);
   }
   if (getenv("HMPLACE_NO_RECORD") || R.Module.empty())
     return;

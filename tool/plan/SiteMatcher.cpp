@@ -608,8 +608,10 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C,
                "plan entry '" + E->key() +
                    "' names a call the optimizer merges (line 0 in " +
                    F.Function +
-                   "), which no source text is: HmPlace.so places it in an "
-                   "optimised build; the rewrite places nothing for it");
+                   ") from several calls of the source: which of them it "
+                   "was made from cannot be told, so it places nothing in "
+                   "either front end (profile with hmcc --profile, which "
+                   "keeps the calls apart, and advise again)");
     else if (S.How == EntryShape::Container)
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +
