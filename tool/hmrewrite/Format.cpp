@@ -1,5 +1,6 @@
 //===- Format.cpp - rewritten lines in the tree's format ------------------===//
 #include "Format.h"
+#include "KeyRecord.h"
 #include "RawTokens.h"
 #include "Spelling.h"
 #include "Wrappers.h"
@@ -153,6 +154,11 @@ static bool applyWithin(StringRef Text, const tooling::Replacements &Reps,
     unsigned RB = R.getOffset(), RE = RB + R.getLength();
     if (RE < B || RB > E || (RE == B && R.getLength()))
       continue;
+    // The next line's indentation (a tab clang-format makes spaces), with
+    // the line break before it: not the line's.
+    if (RB == E && Text.slice(RB, RE).trim().empty() &&
+        R.getReplacementText().contains('\n'))
+      continue;
     // The line's indentation, which clang-format replaces together with the
     // line break before it (code it would indent otherwise): the new
     // indentation.
@@ -244,7 +250,8 @@ public:
                 const std::set<unsigned> *Harmless = nullptr)
       : FileName(FileName), Text(Text), AloneAllowed(AloneAllowed),
         Harmless(Harmless), Style(breakingStyle(TreeStyle)), T(linesOf(Text)),
-        EOL(Text.contains("\r\n") ? "\r\n" : "\n") {
+        EOL(Text.contains("\r\n") ? "\r\n" : "\n"),
+        KeysRecorded(findKeyRecord(Text).has_value()) {
     LO.CPlusPlus = !FileName.ends_with(".c");
     LO.CPlusPlus11 = LO.CPlusPlus;
   }
@@ -278,6 +285,9 @@ private:
   format::FormatStyle Style;
   TextLines T;
   StringRef EOL;
+  /// The file ends with its key record (KeyRecord.h): a rerun finds the
+  /// calls the plan names by their tokens, wherever a break moved them.
+  bool KeysRecorded;
   LangOptions LO;
   tooling::Replacements Wrapped, OneLine; ///< clang-format's, its limit / none
   /// Statements that stand alone, by indentation, text and whether on one
@@ -551,7 +561,8 @@ void UnitFormatter::replace(unsigned B, unsigned E, const std::string &New) {
 /// aligned; another keeps its depth below the statement's indentation as
 /// written. None where the two differ in more than whitespace.
 static std::optional<std::string> respaced(StringRef Mine, StringRef Guide,
-                                           unsigned ContinuationIndent) {
+                                           unsigned ContinuationIndent,
+                                           unsigned TabWidth) {
   auto Run = [](StringRef S, size_t &At) {
     size_t From = At;
     while (At < S.size() && isWhitespace(S[At]))
@@ -572,7 +583,11 @@ static std::optional<std::string> respaced(StringRef Mine, StringRef Guide,
       long Moved = Indent > StmtIndent + long(ContinuationIndent)
                        ? OutCol - GuideCol
                        : MineIndent - StmtIndent;
-      long Here = std::max(Indent + Moved, MineIndent + 1);
+      // Deeper than the statement, but for the brace that closes a body
+      // the statement opened (a function's on one line).
+      long Here = I < Mine.size() && Mine[I] == '}'
+                      ? std::max(Indent + Moved, 0L)
+                      : std::max(Indent + Moved, MineIndent + 1);
       Out += GuideWS.take_front(NL + 1);
       Out.append(size_t(Here), ' ');
       OutCol = Here;
@@ -580,11 +595,12 @@ static std::optional<std::string> respaced(StringRef Mine, StringRef Guide,
     } else {
       StringRef WS = Breaks && !First ? GuideWS : MineWS;
       Out += WS;
-      OutCol += long(WS.size());
+      // (The statement's own indentation may hold tabs: in columns.)
+      OutCol += long(First ? widthOf(WS, TabWidth) : WS.size());
       GuideCol += long(GuideWS.size());
       if (First) {
         StmtIndent = long(GuideWS.size());
-        MineIndent = long(MineWS.size());
+        MineIndent = long(widthOf(MineWS, TabWidth));
       }
     }
     if (I >= Mine.size() || J >= Guide.size())
@@ -678,20 +694,27 @@ bool UnitFormatter::continuationHoldsNoCall(StringRef F, unsigned B,
   size_t FirstEnd = Buf.find('\n');
   if (FirstEnd == std::string::npos)
     return true;
-  std::set<unsigned> Noted;
-  for (size_t At = Buf.find("HMPLACE_"); At < FirstEnd;
+  // Wrappers on the first line; with a key record, also those further on
+  // that carry their frame (HMPLACE_AT): a rerun keys either by the frame
+  // it carries, not by its line.
+  std::set<unsigned> Noted, Carried;
+  for (size_t At = Buf.find("HMPLACE_");
+       At != std::string::npos && (At < FirstEnd || KeysRecorded);
        At = Buf.find("HMPLACE_", At + 1)) {
-    if (std::optional<Wrapper> W = parseWrapperNamedAt(Buf, unsigned(At), LO))
-      if (std::vector<unsigned> C =
-              callsIn(Buf, W->InnerBegin, W->InnerEnd, LO);
-          !C.empty())
-        Noted.insert(C.front());
+    std::optional<Wrapper> W = parseWrapperNamedAt(Buf, unsigned(At), LO);
+    if (!W || (At > FirstEnd && !W->Line))
+      continue;
+    if (At > FirstEnd)
+      Carried.insert(unsigned(At));
+    if (std::vector<unsigned> C = callsIn(Buf, W->InnerBegin, W->InnerEnd, LO);
+        !C.empty())
+      Noted.insert(C.front());
   }
-  // A rerun joins a statement to find the calls that moved: one that opens
-  // or closes a block (a function's body on one line, a lambda) joins to
-  // no single line.
+  // A rerun finds the calls that moved by the key record, or else by
+  // joining the statement: one that opens or closes a block (a function's
+  // body on one line, a lambda) joins to no single line.
   std::set<unsigned> Placed;
-  if (PlacedMayMove && !opensOrClosesBlock(F))
+  if (PlacedMayMove && (KeysRecorded || !opensOrClosesBlock(F)))
     Placed = placedCalls(Buf, unsigned(FirstEnd), LO);
   for (unsigned C : callsIn(Buf, unsigned(FirstEnd), unsigned(Buf.size()), LO))
     if (!Noted.count(C) && !Placed.count(C) && !cannotAllocate(F, B, C))
@@ -701,7 +724,8 @@ bool UnitFormatter::continuationHoldsNoCall(StringRef F, unsigned B,
   RawTokens R(Buf, unsigned(FirstEnd), LO);
   for (R.next(); !R.atEnd(); R.next())
     if (StringRef Id = R.identifier();
-        Id.starts_with(CallerMacro) || Id == CallMacro || Id == BinaryMacro)
+        (Id.starts_with(CallerMacro) || Id == CallMacro || Id == BinaryMacro) &&
+        !Carried.count(R.offset()))
       return false;
   return true;
 }
@@ -731,7 +755,7 @@ std::optional<std::string> UnitFormatter::joinedAlone(StringRef Lines) {
   std::optional<std::string> Guide = aloneText(Lines, /*OneLine=*/true);
   if (!Guide || StringRef(*Guide).contains('\n'))
     return std::nullopt;
-  return respaced(Lines, *Guide, Style.ContinuationIndentWidth);
+  return respaced(Lines, *Guide, Style.ContinuationIndentWidth, Style.TabWidth);
 }
 
 /// Whether \p Line may be written as \p F (its lines broken at the limit):
@@ -743,6 +767,8 @@ bool UnitFormatter::mayBreakAs(StringRef F, unsigned B, StringRef Line) {
     return true;
   if (!continuationHoldsNoCall(F, B, /*PlacedMayMove=*/true))
     return false;
+  if (KeysRecorded)
+    return true;
   std::optional<std::string> One = joinedAlone(F);
   return One && *One == Line;
 }
@@ -766,7 +792,7 @@ void UnitFormatter::decideLine(const Unit &U, std::optional<std::string> Form) {
   if (Width <= Style.ColumnLimit || !StringRef(*Form).contains('\n'))
     return Leave("clang-format finds no place to break it");
   std::optional<std::string> Broken =
-      respaced(Now, *Form, Style.ContinuationIndentWidth);
+      respaced(Now, *Form, Style.ContinuationIndentWidth, Style.TabWidth);
   if (!Broken)
     return Leave("clang-format would change more of it than its spacing");
   const std::string &F = *Broken;
@@ -792,7 +818,8 @@ std::optional<std::string> UnitFormatter::oneLineForm(const Unit &U) {
     Guide = G;
   if (!Guide || StringRef(*Guide).contains('\n'))
     return std::nullopt;
-  return respaced(Text.slice(B, E), *Guide, Style.ContinuationIndentWidth);
+  return respaced(Text.slice(B, E), *Guide, Style.ContinuationIndentWidth,
+                  Style.TabWidth);
 }
 
 /// A statement an earlier run broke, edited again: joined when it fits,
@@ -820,7 +847,7 @@ void UnitFormatter::decideBroken(const Unit &U) {
   else if (applyWithin(Text, Wrapped, B, E, W))
     Wrap = W;
   if (Wrap)
-    Again = respaced(Now, *Wrap, Style.ContinuationIndentWidth);
+    Again = respaced(Now, *Wrap, Style.ContinuationIndentWidth, Style.TabWidth);
   if (Again && mayBreakAs(*Again, B, *One)) {
     replace(B, E, *Again);
     ++Out.Broken;
