@@ -56,6 +56,12 @@ static cl::SubCommand
 static cl::opt<std::string> SummaryPlan(cl::Positional, cl::Required,
                                         cl::desc("<plan>"), cl::sub(SummaryCmd),
                                         cl::cat(Cat));
+static cl::opt<std::string>
+    SummaryTree("tree",
+                cl::desc("Where the plan was built in several trees (a "
+                         "clone, a copy): count the build in the tree "
+                         "holding DIR (default: the tree built last)"),
+                cl::value_desc("DIR"), cl::sub(SummaryCmd), cl::cat(Cat));
 static cl::SubCommand
     ReportsCmd("reports",
                "Summarise the runtime's JSON reports of the ranks of a job "
@@ -789,7 +795,7 @@ static int summary(DiagEngine &D) {
   std::unique_ptr<Plan> P = loadPlan(SummaryPlan, D);
   if (!P)
     return 1;
-  unsigned Records = summarizeBuild(*P, SummaryPlan, D, outs());
+  unsigned Records = summarizeBuild(*P, SummaryPlan, D, outs(), SummaryTree);
   return (Records && D.errors() == 0) ? 0 : 1;
 }
 

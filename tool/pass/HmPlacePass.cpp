@@ -1102,6 +1102,10 @@ void ModulePlacer::reportMisses(const SiteMatcher &Matcher) {
   } else {
     reportUnmatchedHere(Matcher);
     reportDebuggedHere(Matcher);
+    if (std::string Source = moduleOrigin(M); !Source.empty())
+      if (std::string Why = namesOnlyElsewhere(*L->P, Source, compileDir());
+          !Why.empty())
+        report(M, "HmPlace: " + L->P->Path + ": " + Why, DS_Warning);
   }
 }
 

@@ -125,8 +125,119 @@ static std::string namesElsewhere(const FileSet &Built, StringRef PlanPath,
   return Why;
 }
 
+namespace {
+struct ReadRecord {
+  BuildRecord R;
+  sys::TimePoint<> When; ///< when it was written
+};
+} // namespace
+
+/// The records of \p Dir for the plan whose hash is \p Hash; \p Other
+/// counts those of other versions of it.
+static std::vector<ReadRecord> readRecords(StringRef Dir, uint64_t Hash,
+                                           unsigned &Other) {
+  std::vector<ReadRecord> Rs;
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    if (!StringRef(It->path()).ends_with(".rec"))
+      continue;
+    ReadRecord X;
+    sys::fs::file_status St;
+    if (!readRecord(It->path(), X.R) || sys::fs::status(It->path(), St))
+      continue;
+    if (X.R.PlanHash != Hash) {
+      ++Other; // built with an earlier version of the plan
+      continue;
+    }
+    X.When = St.getLastModificationTime();
+    Rs.push_back(std::move(X));
+  }
+  return Rs;
+}
+
+/// The roots of the build trees the records were compiled in: where two
+/// records' modules have one file name at different paths, the directories
+/// above the trailing components the two share (`/x/a` and `/x/b` for
+/// `/x/a/src/p.c` and `/x/b/src/p.c`). None: one tree.
+static std::vector<std::string> treeRoots(const std::vector<ReadRecord> &Rs,
+                                          bool IgnoreCase) {
+  std::map<std::string, std::set<std::string>> ByName;
+  for (const ReadRecord &X : Rs)
+    ByName[sys::path::filename(X.R.Module).str()].insert(X.R.Module);
+  std::set<std::string> Roots;
+  for (const auto &[Name, Modules] : ByName) {
+    if (Modules.size() < 2)
+      continue;
+    const std::string &First = *Modules.begin();
+    for (const std::string &M : Modules) {
+      if (M == First)
+        continue;
+      size_t Tail = sharedTail(First, M, IgnoreCase).size();
+      for (const std::string *Path : {&First, &M})
+        if (Path->size() > Tail + 1)
+          Roots.insert(Path->substr(0, Path->size() - Tail - 1));
+    }
+  }
+  return {Roots.begin(), Roots.end()};
+}
+
+/// The root of \p Roots that \p Module is under (the deepest), or "".
+static std::string treeOf(StringRef Module, ArrayRef<std::string> Roots) {
+  std::string Best;
+  for (const std::string &Root : Roots)
+    if (Module.starts_with(Root + "/") && Root.size() > Best.size())
+      Best = Root;
+  return Best;
+}
+
+/// The records a summary counts: where the plan was built in several trees
+/// (a clone, a copy under another name), those of one: \p Tree if given,
+/// else the one built last; and the files no other tree built. Says so.
+static std::vector<const BuildRecord *>
+thisTree(const std::vector<ReadRecord> &Rs, const Plan &P, StringRef PlanPath,
+         StringRef Tree, DiagEngine &D) {
+  std::vector<const BuildRecord *> All;
+  for (const ReadRecord &X : Rs)
+    All.push_back(&X.R);
+  std::vector<std::string> Roots = treeRoots(Rs, P.IgnoreCase);
+  std::string Want;
+  if (!Tree.empty()) {
+    SmallString<256> Abs(Tree);
+    sys::fs::make_absolute(Abs);
+    sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    Want = treeOf((Abs + "/x").str(), Roots);
+    if (Want.empty())
+      D.report(PlanPath, Severity::Warning,
+               "--tree " + Tree.str() + " is none of the build trees " +
+                   (Roots.empty() ? std::string("(the records hold one)")
+                                  : join(Roots, ", ")) +
+                   ": every record is counted");
+  } else if (!Roots.empty()) {
+    const ReadRecord *Last = nullptr;
+    for (const ReadRecord &X : Rs)
+      if (!treeOf(X.R.Module, Roots).empty() && (!Last || X.When > Last->When))
+        Last = &X;
+    Want = treeOf(Last->R.Module, Roots);
+  }
+  if (Want.empty())
+    return All;
+  std::vector<const BuildRecord *> Kept;
+  for (const BuildRecord *R : All)
+    if (std::string T = treeOf(R->Module, Roots); T.empty() || T == Want)
+      Kept.push_back(R);
+  D.report(PlanPath, Severity::Note,
+           "the plan was built in " + std::to_string(Roots.size()) +
+               " trees (" + join(Roots, ", ") + "): this summary counts " +
+               std::to_string(Kept.size()) + " of the " +
+               std::to_string(All.size()) + " modules, those of " + Want +
+               (Tree.empty() ? " (built last)" : "") +
+               " and of no other tree; --tree DIR for another");
+  return Kept;
+}
+
 unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
-                        raw_ostream &OS) {
+                        raw_ostream &OS, StringRef Tree) {
   uint64_t Hash = P.ContentHash;
   std::string Dir = recordDir(PlanPath);
   std::set<unsigned> Matched;
@@ -134,24 +245,15 @@ unsigned summarizeBuild(const Plan &P, StringRef PlanPath, DiagEngine &D,
   std::map<unsigned, std::string> Unmatched;
   FileSet Built(P.IgnoreCase);
   unsigned Records = 0, Other = 0;
-  std::error_code EC;
-  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    if (!StringRef(It->path()).ends_with(".rec"))
-      continue;
-    BuildRecord R;
-    if (!readRecord(It->path(), R))
-      continue;
-    if (R.PlanHash != Hash) {
-      ++Other; // built with an earlier version of the plan
-      continue;
-    }
+  std::vector<ReadRecord> Rs = readRecords(Dir, Hash, Other);
+  std::vector<const BuildRecord *> Kept = thisTree(Rs, P, PlanPath, Tree, D);
+  for (const BuildRecord *R : Kept) {
     ++Records;
-    Matched.insert(R.Matched.begin(), R.Matched.end());
-    Missed.insert(R.Missed.begin(), R.Missed.end());
-    Unmatched.insert(R.Unmatched.begin(), R.Unmatched.end());
-    for (std::string &F : R.Files)
-      Built.add(std::move(F));
+    Matched.insert(R->Matched.begin(), R->Matched.end());
+    Missed.insert(R->Missed.begin(), R->Missed.end());
+    Unmatched.insert(R->Unmatched.begin(), R->Unmatched.end());
+    for (const std::string &F : R->Files)
+      Built.add(F);
   }
   if (Records == 0) {
     D.report(P.Path, Severity::Warning,

@@ -48,10 +48,13 @@ std::string writeRecord(llvm::StringRef PlanPath, const BuildRecord &R);
 
 /// Report, once per entry of \p P (read from \p PlanPath), those that
 /// matched nothing in any recorded module of this plan: stale, or never
-/// examined because no module was built from its file. Returns the number of
-/// records read (0: nothing was built with the plan yet, also reported).
+/// examined because no module was built from its file. Where the plan was
+/// built in several trees (records of one file name at different paths),
+/// only the records of one count: \p Tree (a directory in it) if given,
+/// else the tree built last; a note says so. Returns the number of records
+/// counted (0: nothing was built with the plan yet, also reported).
 unsigned summarizeBuild(const Plan &P, llvm::StringRef PlanPath, DiagEngine &D,
-                        llvm::raw_ostream &OS);
+                        llvm::raw_ostream &OS, llvm::StringRef Tree = "");
 
 } // namespace hmplace
 

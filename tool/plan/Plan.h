@@ -153,6 +153,13 @@ std::unique_ptr<Plan> loadPlan(llvm::StringRef Path, DiagEngine &D);
 std::unique_ptr<Plan> loadPlanFor(llvm::StringRef Path,
                                   const std::set<std::string> &Basenames,
                                   DiagEngine &D);
+/// Where \p P names files called as \p File is (its file name) but not
+/// \p File itself (a plan made in another tree, whose paths are relative to
+/// the plan's directory there): why none of its entries apply to \p File,
+/// naming the paths it has and the one that would name \p File; "" where
+/// the plan names \p File or no file of its name.
+std::string namesOnlyElsewhere(const Plan &P, llvm::StringRef File,
+                               llvm::StringRef CompileDir);
 /// Which keys the plan names in files called \p Basename: a hash of each
 /// such frame's line, column and form and whether it is an entry's
 /// allocation call or a caller, over the plan's loaded entries. Two plans

@@ -657,4 +657,38 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C,
   return Out;
 }
 
+std::string namesOnlyElsewhere(const Plan &P, StringRef File,
+                               StringRef CompileDir) {
+  StringRef Base = sys::path::filename(File);
+  std::set<std::string> Elsewhere;
+  for (const PlanEntry &E : P.Entries)
+    for (const Frame &F : E.Frames) {
+      StringRef Name = sys::path::filename(F.File);
+      if (!F.namesFile() ||
+          !(P.IgnoreCase ? Name.equals_insensitive(Base) : Name == Base))
+        continue;
+      if (matchPath(F.File, File, P.PlanDir, CompileDir, P.IgnoreCase) !=
+          PathMatch::None)
+        return "";
+      Elsewhere.insert(F.File);
+    }
+  if (Elsewhere.empty())
+    return "";
+  std::vector<std::string> Some(Elsewhere.begin(), Elsewhere.end());
+  std::string Names = Some[0];
+  for (size_t I = 1; I < Some.size() && I < 3; ++I)
+    Names += ", " + Some[I];
+  if (Some.size() > 3)
+    Names += " and " + std::to_string(Some.size() - 3) + " more";
+  return "the plan names " + Base.str() + " only as " + Names +
+         ", not this file (" + File.str() +
+         "): none of its entries apply here. A relative path is resolved "
+         "against the plan's directory (" +
+         (P.PlanDir.empty() ? std::string("/") : P.PlanDir) +
+         "), else it must be the file path's last components: if that is "
+         "this file in another tree, write '" +
+         sharedTail(Some[0], File, P.IgnoreCase) +
+         "' or make the plan in this tree";
+}
+
 } // namespace hmplace
