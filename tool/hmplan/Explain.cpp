@@ -70,7 +70,7 @@ void printPrediction(const Advice &A, raw_ostream &OS) {
 void printBlindSpots(const Advice &A, raw_ostream &OS) {
   const ProfileBlindSpots &B = A.Blind;
   if (!B.NoSupport && B.NoFramePointer.empty() && !B.Foreign &&
-      !B.UnnamedObjects)
+      !B.UnnamedObjects && !B.MisreadObjects)
     return;
   OS << "not seen:\n";
   if (B.NoSupport)
@@ -98,6 +98,15 @@ void printBlindSpots(const Advice &A, raw_ostream &OS) {
        << B.UnnamedAccesses
        << " accesses to them, what the library does with them is not "
           "counted\n";
+  if (B.MisreadObjects)
+    OS << "  - " << count(B.MisreadObjects, "object", "objects") << " ("
+       << humanSize(B.MisreadBytes)
+       << " in all) allocated inside libraries built without frame pointers "
+          "(libomp's dispatch buffers on worker threads, for one), whose "
+          "stacks the unwinder read from stale values that LLVM's reader "
+          "takes for lines of the program: left out of the contexts, as the "
+          "library's; the program's own code made "
+       << B.MisreadAccesses << " accesses to them\n";
 }
 
 /// The LLC the gain is at, in lines.

@@ -31,6 +31,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 using namespace llvm;
 
@@ -99,6 +100,9 @@ namespace {
 struct Collected {
   std::map<std::string, ProfileContext> ByKey;  ///< frames joined
   std::map<std::string, ProfileContext> Record; ///< the record being read
+  /// The record's allocations left out as misread (RawStacks::misread), by
+  /// stack key, objects and bytes.
+  std::map<std::tuple<std::string, uint64_t, uint64_t>, unsigned> MisreadTaken;
   unsigned Unresolved = 0;    ///< contexts with a frame the index lacks
   unsigned MergedCallers = 0; ///< contexts with a caller frame at line 0
   /// Contexts, and those whose allocating function (the innermost physical
@@ -188,6 +192,16 @@ void addFrames(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
 /// Add one allocation site of a profile.
 void collect(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
              const RawStacks *Raw, Collected &C) {
+  // A library's allocation whose stack the reader misread as the
+  // program's lines (RawStacks::misread): no context of the program.
+  // Every function on a stack lists it, so per record (endRecord).
+  if (Raw) {
+    std::string K = stackKey(AI.CallStack);
+    uint64_t N = AI.Info.getAllocCount(), B = AI.Info.getTotalSize();
+    if (unsigned Misread = Raw->misread(K, N, B))
+      if (C.MisreadTaken[std::make_tuple(K, N, B)]++ < Misread)
+        return;
+  }
   ProfileContext Ctx;
   addFrames(AI, Index, Ctx, C);
   if (Ctx.Frames.empty())
@@ -275,6 +289,7 @@ void endRecord(Collected &C) {
   for (auto &[Key, Ctx] : C.Record)
     C.ByKey.try_emplace(Key, std::move(Ctx));
   C.Record.clear();
+  C.MisreadTaken.clear();
 }
 
 /// Whether \p I holds every field the advisor reads. llvm-profdata of LLVM
@@ -724,6 +739,9 @@ bool readMemProfiles(const std::vector<std::string> &Inputs, StringRef Binary,
   Blind.UnnamedObjects = Stacks.unnamed().Objects;
   Blind.UnnamedBytes = Stacks.unnamed().Bytes;
   Blind.UnnamedAccesses = Stacks.unnamed().Accesses;
+  Blind.MisreadObjects = Stacks.misreadTotal().Objects;
+  Blind.MisreadBytes = Stacks.misreadTotal().Bytes;
+  Blind.MisreadAccesses = Stacks.misreadTotal().Accesses;
   for (auto &[Key, Ctx] : All) {
     if (Ctx.Foreign) {
       ++Blind.Foreign;

@@ -105,6 +105,10 @@ struct ProfileBlindSpots {
   /// no context, so no entry can name them; the accesses the program's own
   /// code made to them.
   uint64_t UnnamedObjects = 0, UnnamedBytes = 0, UnnamedAccesses = 0;
+  /// Allocations of libraries without frame pointers whose stacks LLVM's
+  /// reader reads as the program's lines (RawStacks::misread): left out of
+  /// the contexts; the accesses the program's own code made to them.
+  uint64_t MisreadObjects = 0, MisreadBytes = 0, MisreadAccesses = 0;
 };
 
 /// What the profiled runs measured of cache misses (Misses.h), over every

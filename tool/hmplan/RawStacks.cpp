@@ -136,6 +136,23 @@ void RawStacks::add(const RawProfileFacts &F, StringRef Id) {
     if (!Kept)
       Frameless.insert(F.StackIds[I]);
   }
+  // Stacks the reader misreads: their blocks are answered by misread().
+  std::set<uint64_t> MisreadIds;
+  std::map<uint64_t, std::string> MisreadKeys;
+  for (size_t I = 0; I < F.StackPCs.size(); ++I) {
+    bool M;
+    std::string K = readerKey(F.StackPCs[I], Ours, M);
+    if (M)
+      MisreadKeys[F.StackIds[I]] = std::move(K);
+  }
+  for (const RawProfileFacts::Block &B : F.Blocks)
+    if (auto It = MisreadKeys.find(B.StackId); It != MisreadKeys.end()) {
+      Misread[It->second].push_back({B.Objects, B.Bytes, B.Accesses});
+      MisreadTotal.Objects += B.Objects;
+      MisreadTotal.Bytes += B.Bytes;
+      MisreadTotal.Accesses += B.Accesses;
+      Frameless.erase(B.StackId); // counted there, not here
+    }
   for (const RawProfileFacts::Block &B : F.Blocks)
     if (Frameless.count(B.StackId)) {
       Unnamed.Objects += B.Objects;
@@ -158,6 +175,38 @@ std::string stackKey(ArrayRef<memprof::Frame> Frames) {
   return K;
 }
 
+std::string RawStacks::readerKey(ArrayRef<uint64_t> PCs,
+                                 ArrayRef<std::pair<uint64_t, uint64_t>> Ours,
+                                 bool &Misread) const {
+  DILineInfoSpecifier Spec(DILineInfoSpecifier::FileLineInfoKind::RawValue,
+                           DILineInfoSpecifier::FunctionNameKind::LinkageName);
+  std::string K;
+  Misread = false;
+  for (uint64_t PC : PCs) {
+    auto Seg = llvm::find_if(
+        Ours, [&](const auto &S) { return PC > S.first && PC <= S.second; });
+    // As the reader (RawMemProfReader::getModuleOffset and
+    // symbolizeAndFilterStackFrames): an address of another segment is
+    // symbolized unmapped, and a stale value on the stack may land in the
+    // binary's code; every inlined frame of an address it keeps.
+    uint64_t Address = Seg == Ours.end() ? PC : PC + TextAddress - Seg->first;
+    DIInliningInfo DI = Ctx.getInliningInfoForAddress(
+        {Address, object::SectionedAddress::UndefSection}, Spec);
+    size_t N = DI.getNumberOfFrames();
+    if (!N || DI.getFrame(0).FunctionName == DILineInfo::BadString ||
+        StringRef(DI.getFrame(0).FileName).contains("compiler-rt/lib/"))
+      continue;
+    if (K.empty())
+      Misread = Seg == Ours.end();
+    for (size_t J = 0; J < N; ++J) {
+      const DILineInfo &L = DI.getFrame(J);
+      addKey(K, functionGUID(L.FunctionName), L.Line - L.StartLine, L.Column,
+             J + 1 != N);
+    }
+  }
+  return K;
+}
+
 std::map<uint64_t, std::string> RawStacks::stackKeys(const RawProfileFacts &F,
                                                      StringRef Id) const {
   std::map<uint64_t, std::string> Keys;
@@ -165,34 +214,21 @@ std::map<uint64_t, std::string> RawStacks::stackKeys(const RawProfileFacts &F,
   for (const RawSegment &S : F.Segments)
     if (S.BuildId == Id)
       Ours.push_back({S.Start, S.End});
-  DILineInfoSpecifier Spec(DILineInfoSpecifier::FileLineInfoKind::RawValue,
-                           DILineInfoSpecifier::FunctionNameKind::LinkageName);
   for (size_t I = 0; I < F.StackPCs.size(); ++I) {
-    std::string K;
-    for (uint64_t PC : F.StackPCs[I]) {
-      auto Seg = llvm::find_if(
-          Ours, [&](const auto &S) { return PC > S.first && PC <= S.second; });
-      if (Seg == Ours.end())
-        continue;
-      // As the reader (RawMemProfReader::symbolizeAndFilterStackFrames):
-      // every inlined frame of an address it keeps, innermost first.
-      DIInliningInfo DI = Ctx.getInliningInfoForAddress(
-          {PC + TextAddress - Seg->first,
-           object::SectionedAddress::UndefSection},
-          Spec);
-      size_t N = DI.getNumberOfFrames();
-      if (!N || DI.getFrame(0).FunctionName == DILineInfo::BadString ||
-          StringRef(DI.getFrame(0).FileName).contains("compiler-rt/lib/"))
-        continue;
-      for (size_t J = 0; J < N; ++J) {
-        const DILineInfo &L = DI.getFrame(J);
-        addKey(K, functionGUID(L.FunctionName), L.Line - L.StartLine, L.Column,
-               J + 1 != N);
-      }
-    }
-    Keys[F.StackIds[I]] = std::move(K);
+    bool Misread;
+    Keys[F.StackIds[I]] = readerKey(F.StackPCs[I], Ours, Misread);
   }
   return Keys;
+}
+
+unsigned RawStacks::misread(const std::string &Key, uint64_t Objects,
+                            uint64_t Bytes) const {
+  auto It = Misread.find(Key);
+  if (It == Misread.end())
+    return 0;
+  return unsigned(llvm::count_if(It->second, [&](const RawUnnamed &U) {
+    return U.Objects == Objects && U.Bytes == Bytes;
+  }));
 }
 
 const RawSiteFacts *RawStacks::at(uint64_t Function, uint32_t LineOffset,

@@ -64,6 +64,17 @@ public:
                          uint32_t Column) const;
   /// What the profiles added so far allocated with no frame of the program.
   const RawUnnamed &unnamed() const { return Unnamed; }
+  /// How many of the allocations with frames \p Key (stackKey), of
+  /// \p Objects objects and \p Bytes bytes as LLVM's reader gives them, come
+  /// from stacks it misread: their innermost frame comes from an address in
+  /// no segment of the process (a library without frame pointers, libomp's
+  /// dispatch buffers on a worker thread, left the unwinder a stale value),
+  /// which LLVM's reader symbolizes as if it were the binary's. Such an
+  /// allocation is the library's, never the program's at that line.
+  unsigned misread(const std::string &Key, uint64_t Objects,
+                   uint64_t Bytes) const;
+  /// What the misread stacks allocated, in all.
+  const RawUnnamed &misreadTotal() const { return MisreadTotal; }
   /// Each call stack of \p Facts (a profile of the binary with build id
   /// \p Id) by its id, as the frames LLVM's reader gives it (stackKey's
   /// text of them): what ties a stack id to the reader's context.
@@ -76,6 +87,13 @@ private:
     std::string Name;
   };
   const Symbol *symbolAt(uint64_t Address) const;
+  /// The frames the reader gives the stack \p PCs (stackKey's text), as
+  /// RawMemProfReader does: an address of the binary's segment \p Ours
+  /// mapped to the binary, any other left as it is (and symbolized all the
+  /// same). \p Misread: the innermost frame kept is such an other.
+  std::string readerKey(llvm::ArrayRef<uint64_t> PCs,
+                        llvm::ArrayRef<std::pair<uint64_t, uint64_t>> Ours,
+                        bool &Misread) const;
   /// The frame the reader keeps for \p Address (binary-relative), if any.
   bool keptFrame(uint64_t Address,
                  std::tuple<uint64_t, uint32_t, uint32_t> &Key) const;
@@ -85,6 +103,9 @@ private:
   std::vector<Symbol> Symbols; ///< functions, by address
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, RawSiteFacts> Facts;
   RawUnnamed Unnamed;
+  /// Misread stacks' allocations by the reader's key, not yet answered.
+  std::map<std::string, std::vector<RawUnnamed>> Misread;
+  RawUnnamed MisreadTotal;
 };
 
 /// The text of a context's frames as LLVM's reader gives them (function,
