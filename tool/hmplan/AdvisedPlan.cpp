@@ -12,12 +12,14 @@
 #include "plan/Context.h"
 #include "plan/Kinds.h"
 #include "plan/Plan.h"
+#include "plan/SourceTokens.h"
 #include "plan/Split.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <set>
 
@@ -193,6 +195,22 @@ std::vector<const Entry *> inGainOrder(const Entries &Es) {
 }
 
 /// The plan: a note, the tiers given, the entries.
+/// The token of the call the source frame \p F of \p E names, where the
+/// plan is made (SourceTokens.h: a front end then checks the call at the
+/// key is still that one), or "" where no source of it can be read.
+std::string tokenOf(const Frame &F, const Entry &E, SourceTokenFiles &Sources) {
+  if (F.Kind != Frame::Form::Source || !F.Line || !F.Column)
+    return "";
+  StringRef Name = sys::path::filename(F.File);
+  for (const ProfileContext *C : E.Contexts)
+    for (const ProfileFrame &PF : C->Frames)
+      if (PF.Line == F.Line && PF.Column == F.Column &&
+          sys::path::filename(PF.File) == Name)
+        if (std::optional<TokenId> Id = Sources.at(PF.File, PF.Line, PF.Column))
+          return tokenText(*Id);
+  return "";
+}
+
 bool makePlan(const Entries &Es, const AdviseOptions &Opts, size_t NumContexts,
               const Advice &Out, Plan &P, DiagEngine &D) {
   P.Note = "hmplan advise: " + count(Opts.Profiles, "profile", "profiles") +
@@ -210,6 +228,7 @@ bool makePlan(const Entries &Es, const AdviseOptions &Opts, size_t NumContexts,
     T->Capacity = Cap;
     P.Tiers[Name] = std::move(T);
   }
+  SourceTokenFiles Sources;
   for (const Entry *EP : inGainOrder(Es)) {
     const Entry &E = *EP;
     PlanEntry PE;
@@ -220,6 +239,7 @@ bool makePlan(const Entries &Es, const AdviseOptions &Opts, size_t NumContexts,
         D.report(Severity::Error, "internal: frame '" + F + "': " + Err);
         return false;
       }
+      Fr->Token = tokenOf(*Fr, E, Sources);
       PE.Frames.push_back(*Fr);
     }
     PE.IsStack = PE.Frames.size() > 1;

@@ -110,6 +110,9 @@ struct CallRecord {
   /// key record (KeyRecord.h).
   bool HaveKeyOffset = false;
   unsigned KeyOffset = 0;
+  /// The call's token at KeyOffset (SourceTokens.h's tokenText), which a
+  /// plan's `tokens:` are checked against; empty where not known.
+  std::string Token;
   /// Settled by the file's key record: Key is the plan's key of the call
   /// (the earlier run's heuristics are not asked); Unnamed: the record says
   /// the plan named no call here, whatever it names at Key now.
@@ -155,6 +158,7 @@ struct CallRecord {
 inline CallContext keyContext(const CallRecord &C, const SourcePos &Key) {
   CallContext Ctx;
   Ctx.Frames.push_back(Key);
+  Ctx.Frames.back().Token = C.Token;
   Ctx.CompileDir = C.CompileDir.str();
   return Ctx;
 }

@@ -224,13 +224,16 @@ void RewriteSession::applyKeyRecords() {
     if (!Buf)
       continue;
     StringRef Text = (*Buf)->getBuffer();
+    TokenIndex Idx(Text);
+    std::vector<RecordedCall> Cs;
+    for (CallRecord *C : Ptrs) {
+      Cs.push_back({C, Idx.idAt(C->KeyOffset)});
+      if (Cs.back().Id) // what a plan's `tokens:` are checked against
+        C->Token = tokenText(*Cs.back().Id);
+    }
     std::optional<KeyRecord> R = findKeyRecord(Text);
     if (!R)
       continue;
-    TokenIndex Idx(Text);
-    std::vector<RecordedCall> Cs;
-    for (CallRecord *C : Ptrs)
-      Cs.push_back({C, Idx.idAt(C->KeyOffset)});
     bool Moved = matchRecord(Cs, *R);
     if (R->PlanHash == keysHashFor(*ThePlan, sys::path::filename(File)))
       settleSamePlan(Cs);

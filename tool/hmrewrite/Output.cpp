@@ -8,6 +8,7 @@
 #include "Output.h"
 #include "Splice.h"
 #include "plan/PlanPaths.h"
+#include "plan/SourceTokens.h"
 
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/Support/FileSystem.h"
@@ -327,6 +328,15 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
     return Names.name(P.File) + ":" + std::to_string(P.Line) + ":" +
            std::to_string(P.Column);
   };
+  // Each frame's call by its token, which the front ends check the call at
+  // the key against (a reformat or an edit moves calls, not the plan).
+  SourceTokenFiles Sources;
+  std::map<std::string, std::string> Tokens;
+  auto addTokens = [&](ArrayRef<const SourcePos *> Frames) {
+    for (const SourcePos *F : Frames)
+      if (std::optional<TokenId> Id = Sources.at(F->File, F->Line, F->Column))
+        Tokens.try_emplace(frameText(*F), tokenText(*Id));
+  };
   // A listing with files missing must not pass for the whole program: it
   // says so at the top (and hmrewrite exits non-zero).
   if (!S.failedFiles().empty()) {
@@ -401,6 +411,7 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
     if (C->AlreadyPlaced)
       OS << ", already rewritten";
     OS << "\"\n";
+    addTokens({&C->Key});
     // Every chain of callers up to Depth frames, depth first; a chain ends
     // where its outermost function has no caller in the processed files.
     std::function<void(const std::string &)> Walk = [&](const std::string &Fn) {
@@ -410,13 +421,17 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
       for (const CallRecord *Caller : It->second) {
         Chain.push_back(Caller);
         OS << "  - stack: [" << frameText(C->Key);
-        for (const CallRecord *F : Chain)
+        std::vector<const SourcePos *> Keys = {&C->Key};
+        for (const CallRecord *F : Chain) {
           OS << ", " << frameText(F->Key);
+          Keys.push_back(&F->Key);
+        }
         OS << "]\n    kind: " << Kind << "\n    note: \"" << C->Fn->Name
            << " in " << C->Enclosing;
         for (const CallRecord *F : Chain)
           OS << " < " << (F->Enclosing.empty() ? "?" : F->Enclosing);
         OS << "\"\n";
+        addTokens(Keys);
         Walk(Caller->Enclosing);
         Chain.pop_back();
       }
@@ -429,6 +444,10 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
        << (C->Enclosing.empty() ? "" : " in " + C->Enclosing)
        << ": the container's buffers (a rewritten program links "
           "-lhmplace-cxx)\"\n";
+  if (!Tokens.empty())
+    OS << "tokens:\n";
+  for (const auto &[Frame, Token] : Tokens)
+    OS << "  \"" << Frame << "\": " << Token << "\n";
 }
 
 } // namespace hmplace

@@ -243,6 +243,8 @@ private:
   /// The plan's matcher: which lines hold caller frames while TUs are
   /// parsed, every decision in finish().
   std::optional<SiteMatcher> Matcher;
+  /// (Calls carry their own tokens: CallRecord::Token.)
+  void makeMatcher() { Matcher.emplace(*ThePlan); }
   std::set<std::string, std::less<>> Headers; ///< selected headers with edits
   mutable llvm::StringSet<> Names;
   std::vector<CallRecord> Calls;

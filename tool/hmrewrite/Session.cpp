@@ -25,14 +25,14 @@ namespace hmplace {
 RewriteSession::RewriteSession(PlanSource *Src, DiagEngine &D)
     : Src(Src), ThePlan(Src ? &Src->plan() : nullptr), D(D) {
   if (ThePlan)
-    Matcher.emplace(*ThePlan);
+    makeMatcher();
 }
 
 void RewriteSession::seeFile(StringRef Name) {
   // The matcher holds pointers into the plan's entries: made again when
   // entries come (during parsing it only answers which lines hold callers).
   if (Src && Src->load(sys::path::filename(Name)))
-    Matcher.emplace(*ThePlan);
+    makeMatcher();
 }
 
 bool RewriteSession::headerSelected(StringRef Path) const {
@@ -423,7 +423,7 @@ bool RewriteSession::finish() {
   // -v names every entry not examined: all of a large plan is needed then.
   if (Src && Verbose && Src->unloaded()) {
     Src->loadAll();
-    Matcher.emplace(*ThePlan);
+    makeMatcher();
   }
   // A file's key record names its calls as the plan did, wherever a
   // formatter or an edit has moved them since (KeyRecords.cpp); what an

@@ -651,6 +651,8 @@ public:
     collectSites();
     listSites(M, Sites);
     SiteMatcher Matcher(*L->P);
+    SourceTokenFiles Sources; // the plan's `tokens:` are checked there
+    Matcher.checkTokensIn(&Sources);
     for (Site &S : Sites)
       Matcher.addCall(S.C);
     std::vector<Placement> Decisions = Matcher.resolve();
@@ -1174,8 +1176,10 @@ void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
     if (E->isFileSet() || Matcher.shape(*E).How == EntryShape::Unusable)
       continue;
     const Frame &F = E->Frames.front();
+    // (Its file: whatever call is at its key now.)
     if (F.Kind != Frame::Form::Source ||
-        !Matcher.matches(F, SourcePos{Source, F.Line, F.Column}, Dir))
+        matchPath(F.File, Source, L->P->PlanDir, Dir, L->P->IgnoreCase) ==
+            PathMatch::None)
       continue;
     // The nearest allocation calls of the file, by line.
     std::vector<const Site *> Near;
@@ -1193,12 +1197,13 @@ void ModulePlacer::reportUnmatchedHere(const SiteMatcher &Matcher) {
       };
       return D(A) < D(B);
     });
-    std::string Why;
-    if (!E->Object.empty() && AtLine && !FullDebug) {
+    // A key that names another call now (the plan's token says so).
+    std::string Why = Matcher.tokenMoved(*E);
+    if (Why.empty() && !E->Object.empty() && AtLine && !FullDebug) {
       Why = "the variable it names ('" + E->Object +
             "') is known only from full debug info: compile with -g (line "
             "tables alone do not name variables)";
-    } else {
+    } else if (Why.empty()) {
       Why = "it matches no allocation call there";
       for (size_t I = 0; I < Near.size() && I < 3; ++I) {
         const SourcePos &P = Near[I]->C.Frames.front();

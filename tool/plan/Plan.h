@@ -16,6 +16,7 @@
 #include "plan/Diag.h"
 #include "plan/Kinds.h"
 #include "plan/SiteKey.h"
+#include "plan/SourceTokens.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
@@ -327,6 +328,15 @@ public:
   /// \p C, as the choices of a table, best first: what the allocations the
   /// standard allocator makes while \p C runs are checked against.
   std::vector<ContextChoice> containerChoicesFor(const CallContext &C) const;
+  /// Check the frames that carry the token of their call (a plan's
+  /// `tokens:`) against the source the calls are in, read through \p S:
+  /// a frame names a call only if its token is still the one there (a
+  /// reformat or an edit moved another call to the key: it names none).
+  /// Where the source cannot be read, the key alone decides.
+  void checkTokensIn(SourceTokenFiles *S) { Sources = S; }
+  /// Why \p E matched no call where its key named a call of another token
+  /// (`the source has free#... at a.c:5:3 ...`), or "".
+  std::string tokenMoved(const PlanEntry &E) const;
   /// Whether some entry names the call \p C (its innermost frame), without
   /// registering it: a front end choosing between two keys of one call.
   bool wouldMatch(const CallContext &C) const {
@@ -383,6 +393,10 @@ private:
   std::vector<Candidate> candidatesFor(const CallContext &C) const;
   PathMatch matchFrame(const Frame &F, const SourcePos &S,
                        llvm::StringRef CompileDir) const;
+  /// Frames with a token (Frame::Token) are checked against the source.
+  SourceTokenFiles *Sources = nullptr;
+  /// Frames whose key named a call of another token: what is there now.
+  mutable std::map<const Frame *, std::string> TokenMoved;
   mutable std::map<std::tuple<const std::string *, std::string, std::string>,
                    PathMatch>
       PathCache;

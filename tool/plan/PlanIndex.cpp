@@ -48,6 +48,8 @@ static std::string escape(StringRef S) {
       O += "\\n";
     else if (C == '\x1f')
       O += "\\u";
+    else if (C == '\x1e')
+      O += "\\v";
     else
       O += C;
   }
@@ -62,7 +64,11 @@ static std::string unescape(StringRef S) {
       continue;
     }
     char C = S[++I];
-    O += C == 't' ? '\t' : C == 'n' ? '\n' : C == 'u' ? '\x1f' : C;
+    O += C == 't'   ? '\t'
+         : C == 'n' ? '\n'
+         : C == 'u' ? '\x1f'
+         : C == 'v' ? '\x1e'
+                    : C;
   }
   return O;
 }
@@ -114,7 +120,8 @@ static std::string writeIndex(const Plan &P, const char *Start, size_t Size) {
                        std::to_string(offsetOf(E.KindLoc, Start, Size)) + "\t" +
                        (E.IsStack ? "1" : "0") + "\t";
     for (size_t I = 0; I < E.Frames.size(); ++I)
-      Line += (I ? "\x1f" : "") + escape(E.Frames[I].str());
+      Line += (I ? "\x1f" : "") + escape(E.Frames[I].str()) +
+              (E.Frames[I].Token.empty() ? "" : "\x1e" + E.Frames[I].Token);
     Line += "\t" + escape(E.To.Spelling) + "\t" + escape(E.Size) + "\t" +
             escape(E.Note) + "\t" + escape(E.Object) + "\t" +
             optionalSize(E.MinSize) + "\t" + optionalSize(E.MaxSize) + "\n";
@@ -245,9 +252,11 @@ static bool readEntry(StringRef Body, size_t Off, Plan &P, const char *Start,
   F[6].split(Frames, '\x1f');
   for (StringRef FT : Frames) {
     std::string Err;
-    std::optional<Frame> Fr = parseFrame(unescape(FT), Err);
+    auto [Text, Token] = FT.split('\x1e');
+    std::optional<Frame> Fr = parseFrame(unescape(Text), Err);
     if (!Fr)
       return false;
+    Fr->Token = Token.str();
     E.Frames.push_back(std::move(*Fr));
   }
   E.To.Spelling = unescape(F[7]);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "plan/Plan.h"
+#include "plan/SourceTokens.h"
 #include "plan/Split.h"
 #include "plan/YamlTree.h"
 
@@ -311,11 +312,11 @@ private:
   }
 
   void readTop(const YamlNode &Root) {
-    static const std::vector<std::string> Keys = {"version", "tiers", "sites",
-                                                  "ignore-case", "note"};
+    static const std::vector<std::string> Keys = {
+        "version", "tiers", "sites", "ignore-case", "note", "tokens"};
     bool HaveVersion = false, HaveSites = false;
-    const YamlNode *Sites = nullptr;
-    SMLoc SitesLoc;
+    const YamlNode *Sites = nullptr, *Tokens = nullptr;
+    SMLoc SitesLoc, TokensLoc;
     forEachKey(Root, Keys, "the plan",
                [&](StringRef K, const YamlNode &V, SMLoc KL) {
                  if (K == "version") {
@@ -337,6 +338,9 @@ private:
                  } else if (K == "note") {
                    if (auto S = scalar(V, KL, "'note'"))
                      P.Note = *S;
+                 } else if (K == "tokens") {
+                   Tokens = &V;
+                   TokensLoc = KL;
                  }
                });
     SMLoc Start = D.locAt(BufID, 0, 0);
@@ -348,6 +352,8 @@ private:
     // Tiers first, wherever they appear, so entries can name them.
     if (HaveSites)
       readSites(*Sites, SitesLoc);
+    if (Tokens) // once the entries' frames are there
+      readTokens(*Tokens, TokensLoc);
   }
 
   void readVersion(const YamlNode &V, SMLoc KL) {
@@ -550,6 +556,49 @@ private:
       if (!Bad)
         P.Entries.push_back(std::move(E));
     }
+  }
+
+  /// `tokens: {"a.c:4:13": malloc#1a2b3c4d, ...}`: the token of the call
+  /// each frame names where the plan was made (SourceTokens.h), given to
+  /// every entry's frame of that text.
+  void readTokens(const YamlNode &V, SMLoc KL) {
+    if (!V.isMap()) {
+      error(loc(V).isValid() ? loc(V) : KL,
+            "'tokens' must be a mapping of frames to their calls' tokens "
+            "('\"a.c:4:13\": malloc#1a2b3c4d')");
+      return;
+    }
+    std::map<std::string, std::pair<std::string, SMLoc>> ByFrame;
+    for (const YamlPair &Pair : V.Pairs) {
+      std::optional<std::string> K = scalar(Pair.Key, loc(Pair.Key), "a frame");
+      std::optional<std::string> T =
+          scalar(Pair.Value, loc(Pair.Value), "a token");
+      if (!K || !T)
+        continue;
+      std::string Err;
+      if (!parseFrame(*K, Err)) {
+        error(loc(Pair.Key), "'" + *K + "' is not a frame: " + Err);
+        continue;
+      }
+      if (!isTokenText(*T)) {
+        error(loc(Pair.Value), "'" + *T +
+                                   "' is not a token: a call's token, '#' "
+                                   "and 8 hex digits ('malloc#1a2b3c4d')");
+        continue;
+      }
+      ByFrame[*K] = {*T, loc(Pair.Key)};
+    }
+    std::set<std::string> Used;
+    for (PlanEntry &E : P.Entries)
+      for (Frame &F : E.Frames)
+        if (auto It = ByFrame.find(F.str()); It != ByFrame.end()) {
+          F.Token = It->second.first;
+          Used.insert(It->first);
+        }
+    for (const auto &[K, TL] : ByFrame)
+      if (!Used.count(K))
+        D.report(TL.second, Severity::Warning,
+                 "token for '" + K + "', which no entry's frame is");
   }
 
   /// `kind: {hbm: 75%, ddr: 25%}` (Split.h): each share's kind where it is

@@ -9,6 +9,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
+#include <set>
+
 using namespace llvm;
 
 namespace hmplace {
@@ -64,6 +66,21 @@ static std::string targetYaml(const Target &T) {
   return S + "}";
 }
 
+/// The `tokens:` of \p P's frames (SourceTokens.h), each frame once.
+static void writeTokens(const Plan &P, raw_ostream &OS) {
+  std::vector<std::pair<std::string, std::string>> Tokens;
+  std::set<std::string> Seen;
+  for (const PlanEntry &E : P.Entries)
+    for (const Frame &F : E.Frames)
+      if (!F.Token.empty() && Seen.insert(F.str()).second)
+        Tokens.push_back({F.str(), F.Token});
+  if (Tokens.empty())
+    return;
+  OS << "tokens:\n";
+  for (const auto &[Frame, Token] : Tokens)
+    OS << "  " << yamlScalar(Frame) << ": " << Token << "\n";
+}
+
 void writeYaml(const Plan &P, raw_ostream &OS) {
   OS << "version: " << P.Version << "\n";
   if (!P.Note.empty())
@@ -115,6 +132,7 @@ void writeYaml(const Plan &P, raw_ostream &OS) {
     if (!E.Note.empty())
       OS << "    note: " << yamlScalar(E.Note) << "\n";
   }
+  writeTokens(P, OS);
 }
 
 /// FlexMalloc's allocator name for a kind, or nullptr.

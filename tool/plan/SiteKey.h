@@ -47,6 +47,12 @@ struct Frame {
   char BinarySep = '!';
   /// Merged and NoDebug frames: the function, as functionName() prints it.
   std::string Function;
+  /// The call's token where the plan was made (SourceTokens.h:
+  /// `malloc#1a2b3c4d`, a plan's `tokens:`), or empty: a front end that
+  /// reads the source takes the frame for a call there only if the call's
+  /// token is still this one (a reformat or an edit moved another call to
+  /// the key). Not part of the frame's identity (operator==).
+  std::string Token;
 
   /// The frame as it is written in plans (`solver.c:88:17`, `app!0x4f2a`).
   std::string str() const;
@@ -73,6 +79,11 @@ struct SourcePos {
   /// functionName() prints it; File is that function's file. A call in a
   /// function without debug info: the function, File empty, Line 0.
   std::string Function;
+  /// The call's token (SourceTokens.h's tokenText) where the front end
+  /// read it from the call's own text (hmrewrite), or empty: then a plan's
+  /// token is checked against the source at the position, if the matcher
+  /// reads sources (SiteMatcher::checkTokensIn).
+  std::string Token;
   /// `file:line:col` (a merged call: `file:0 (function)`; a call without
   /// debug info: `(function)`), as diagnostics and remarks print a site.
   std::string str() const;

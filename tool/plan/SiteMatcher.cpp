@@ -161,11 +161,35 @@ PathMatch SiteMatcher::matchFrame(const Frame &F, const SourcePos &S,
   // Many calls share a file and many entries a path: remember each answer.
   auto Key = std::make_tuple(&F.File, S.File, CompileDir.str());
   auto It = PathCache.find(Key);
-  if (It != PathCache.end())
-    return It->second;
-  PathMatch M = matchPath(F.File, S.File, P.PlanDir, CompileDir, P.IgnoreCase);
-  PathCache.emplace(std::move(Key), M);
+  PathMatch M = It != PathCache.end() ? It->second
+                                      : matchPath(F.File, S.File, P.PlanDir,
+                                                  CompileDir, P.IgnoreCase);
+  if (It == PathCache.end())
+    PathCache.emplace(std::move(Key), M);
+  // The call the plan was made from, or another one a reformat or an edit
+  // put at its key.
+  if (M == PathMatch::None || F.Token.empty())
+    return M;
+  std::string Now = S.Token;
+  if (Now.empty() && Sources && S.Column)
+    if (std::optional<TokenId> Id = Sources->at(S.File, S.Line, S.Column))
+      Now = tokenText(*Id);
+  if (!Now.empty() && !StringRef(Now).equals_insensitive(F.Token)) {
+    TokenMoved.try_emplace(&F, Now + " at " + S.str());
+    return PathMatch::None;
+  }
   return M;
+}
+
+std::string SiteMatcher::tokenMoved(const PlanEntry &E) const {
+  for (const Frame &F : E.Frames)
+    if (auto It = TokenMoved.find(&F); It != TokenMoved.end())
+      return "its frame '" + F.str() + "' was made from the call " + F.Token +
+             ", but the source now has " + It->second +
+             " (a reformat or an edit moved the calls since the plan was "
+             "made): it names no call there; make the plan again from this "
+             "source";
+  return "";
 }
 
 bool SiteMatcher::fileSetNames(const PlanEntry &E, const SourcePos &S,
@@ -618,6 +642,9 @@ SiteMatcher::reportUsage(DiagEngine &D, const Coverage *C,
                    "' names a container allocation whose user frame '" +
                    E->Frames[S.FirstCaller].str() +
                    "' matched no call in the processed files (stale plan?)");
+    else if (std::string Moved = tokenMoved(*E); !Moved.empty())
+      D.report(E->KeyLoc, Severity::Warning,
+               "plan entry '" + E->key() + "' places nothing: " + Moved);
     else
       D.report(E->KeyLoc, Severity::Warning,
                "plan entry '" + E->key() +

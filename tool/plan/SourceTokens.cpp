@@ -2,7 +2,10 @@
 #include "plan/SourceTokens.h"
 #include "plan/AllocFns.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <map>
@@ -323,6 +326,56 @@ const SourceToken *TokenIndex::find(const TokenId &Id) const {
       Id.Rank > Id.Count)
     return nullptr;
   return &Tokens[It->second[Id.Rank - 1]];
+}
+
+std::string tokenText(const TokenId &Id) {
+  return Id.Text + "#" + llvm::utohexstr(Id.Context, /*LowerCase=*/true, 8);
+}
+
+bool isTokenText(StringRef Text) {
+  auto [Tok, Hash] = Text.rsplit('#');
+  return !Tok.empty() && Hash.size() == 8 && !Tok.contains(' ') &&
+         llvm::all_of(Hash, llvm::isHexDigit);
+}
+
+bool tokenIs(StringRef Text, const TokenId &Id) {
+  auto [Tok, Hash] = Text.rsplit('#');
+  uint32_t Context = 0;
+  return Tok == Id.Text && !Hash.getAsInteger(16, Context) &&
+         Context == Id.Context;
+}
+
+struct SourceTokenFiles::File {
+  std::unique_ptr<llvm::MemoryBuffer> Buf;
+  std::vector<unsigned> LineStart;
+  std::unique_ptr<TokenIndex> Index;
+};
+
+SourceTokenFiles::SourceTokenFiles() = default;
+SourceTokenFiles::~SourceTokenFiles() = default;
+
+std::optional<TokenId> SourceTokenFiles::at(StringRef Path, unsigned Line,
+                                            unsigned Column) {
+  auto [It, New] = Files.try_emplace(Path.str());
+  if (New) {
+    auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+    if (Buf && (*Buf)->getBufferSize() <= (64u << 20)) {
+      auto F = std::make_unique<File>();
+      F->Buf = std::move(*Buf);
+      StringRef Text = F->Buf->getBuffer();
+      F->LineStart.push_back(0);
+      for (size_t I = 0; I < Text.size(); ++I)
+        if (Text[I] == '\n')
+          F->LineStart.push_back(unsigned(I + 1));
+      F->Index = std::make_unique<TokenIndex>(Text);
+      It->second = std::move(F);
+    }
+  }
+  const File *F = It->second.get();
+  if (!F || !Line || !Column || Line > F->LineStart.size())
+    return std::nullopt;
+  return F->Index->idAt(F->LineStart[Line - 1] + Column - 1);
 }
 
 } // namespace hmplace

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,13 @@ struct TokenId {
   }
 };
 
+/// \p Id as a plan writes it: `malloc#1a2b3c4d` (its text and context).
+std::string tokenText(const TokenId &Id);
+/// Whether \p Text reads as tokenText writes (a plan's `tokens:`).
+bool isTokenText(llvm::StringRef Text);
+/// Whether \p Id is the token \p Text names (its text and context).
+bool tokenIs(llvm::StringRef Text, const TokenId &Id);
+
 /// The tokens of a file and their ids.
 class TokenIndex {
 public:
@@ -65,6 +73,22 @@ private:
   std::vector<uint32_t> Contexts;
   /// The tokens of each text and context, in order.
   std::map<std::pair<std::string, uint32_t>, std::vector<unsigned>> Alike;
+};
+
+/// The source files a front end reads, their tokens by line and column
+/// (1-based; a column counts bytes), each file read once.
+class SourceTokenFiles {
+public:
+  SourceTokenFiles();
+  ~SourceTokenFiles();
+  /// The id of the token that begins at \p Line, \p Column of \p File;
+  /// none where the file cannot be read or no token begins there.
+  std::optional<TokenId> at(llvm::StringRef File, unsigned Line,
+                            unsigned Column);
+
+private:
+  struct File;
+  std::map<std::string, std::unique_ptr<File>> Files;
 };
 
 } // namespace hmplace
