@@ -127,12 +127,18 @@ static int may_log(void) {
   return 0;
 }
 
+/* This call's entry, taken with its line or left out with it: never the
+ * next call's. */
+static void forget_entry(void) {
+  hm_log_entry = NULL;
+  hmplace_log_site = NULL;
+}
+
 /* Where it was asked for: the entry chosen, else the caller's module and
  * offset (what addr2line -e MODULE takes) and function. */
 static int where(char *buf, size_t n, const void *caller) {
   const char *entry = hm_log_entry ? hm_log_entry : hmplace_log_site;
-  hm_log_entry = NULL;
-  hmplace_log_site = NULL;
+  forget_entry();
   if (entry)
     return snprintf(buf, n, "%s", entry);
   Dl_info in;
@@ -176,13 +182,14 @@ void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
   int held = hm_held_now;
   hm_held_now = 0;
   if (p && (int)want < 0 && !LogKept) {
-    hm_log_entry = NULL; /* as where() would have taken them */
-    hmplace_log_site = NULL;
+    forget_entry();
     atomic_fetch_add(&KeptUnlogged, 1);
     return;
   }
-  if (!may_log())
+  if (!may_log()) {
+    forget_entry();
     return;
+  }
   char at[512], to[256], pol[128];
   where(at, sizeof at, caller);
   int owner = p ? hmplace_owner(p) : 0;
