@@ -147,8 +147,14 @@ void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
     return NULL;
   }
   if (owner >= 0 && owner != SPLIT_IDX && !split &&
-      hm_slots[owner].kind == (int)k)
-    return hm_logged(placed_realloc(owner, p, n), k, n, caller);
+      hm_slots[owner].kind == (int)k) {
+    void *q = placed_realloc(owner, p, n);
+    /* A planned call, as the entry's row counts it: the kind's too, where
+     * the block stays in it (regrown or moved within it). */
+    if (q && owner_of(q) >= 0 && owner_of(q) != SPLIT_IDX)
+      count_alloc(&hm_kinds[k], n);
+    return hm_logged(q, k, n, caller);
+  }
   /* From the heap, another kind or a split object: move it into k. */
   size_t old = owner < 0 ? hm_heap_usable(p) : placed_usable(owner, p);
   return move_block(p, old, n, hm_malloc_from(k, n, caller));
