@@ -4,12 +4,15 @@
 // the ordinary heap as its kind. Each block is asked for where a freed one
 // of the same size was filled with 0xAB, which malloc would hand back as
 // it is. With GCC and Clang, -O0 and -O2.
-// RUN: %clang %hmplace_cflags -O0 %s %hmplace_lib -o %t0 && %hbw %t0 |
-// FileCheck %s RUN: %clang %hmplace_cflags -O2 %s %hmplace_lib -o %t2 && %hbw
-// %t2 | FileCheck %s RUN: gcc %hmplace_cflags -O2 -std=c99 %s %hmplace_lib -o
-// %tg && %hbw %tg | FileCheck %s CHECK:      out of the window: 0 of 64 bytes
-// non-zero CHECK-NEXT: in the window: 0 of 2097152 bytes non-zero CHECK-NEXT:
-// ordinary heap: 0 of 64 bytes non-zero
+// RUN: %clang %hmplace_cflags -O0 %s %hmplace_lib -o %t0
+// RUN: %hbw %t0 | FileCheck %s
+// RUN: %clang %hmplace_cflags -O2 %s %hmplace_lib -o %t2
+// RUN: %hbw %t2 | FileCheck %s
+// RUN: gcc %hmplace_cflags -O2 -std=c99 %s %hmplace_lib -o %tg
+// RUN: %hbw %tg | FileCheck %s
+// CHECK:      out of the window: 0 of 64 bytes non-zero
+// CHECK-NEXT: in the window: 0 of 2097152 bytes non-zero
+// CHECK-NEXT: ordinary heap: 0 of 64 bytes non-zero
 #include <hmplace.h>
 #include <stdint.h>
 #include <stdio.h>
