@@ -42,6 +42,15 @@ static _Atomic unsigned long Dropped;
 static int LogKept;
 static _Atomic unsigned long KeptUnlogged;
 
+/* A log that takes no more lines (a full disk, /dev/full): said once, on
+ * stderr where the log is a file. */
+static void cannot_write(int err) {
+  static _Atomic int Said;
+  if (LogFd != 2 && !atomic_exchange(&Said, 1))
+    hm_warn("cannot write to HMPLACE_LOG: %s; its lines are lost",
+            strerror(err));
+}
+
 /* One line to the log: "hmplace: log: " and the text, cut to the buffer
  * with its newline kept. */
 __attribute__((format(printf, 1, 2))) static void put_line(const char *fmt,
@@ -57,8 +66,8 @@ __attribute__((format(printf, 1, 2))) static void put_line(const char *fmt,
   size_t total = head + (size_t)len;
   if (total > sizeof line - 1)
     total = sizeof line - 1, line[total - 1] = '\n';
-  if (write(LogFd, line, total) < 0) {
-  }
+  if (write(LogFd, line, total) < 0)
+    cannot_write(errno);
 }
 
 static void say_kept(void) {

@@ -476,7 +476,11 @@ void hmplace_report(void) {
       hm_error("cannot write report to '%s': %s", JsonPath, strerror(errno));
     } else {
       report_json(f);
-      fclose(f);
+      /* A full disk or a device that takes nothing (/dev/full): said. */
+      int bad = ferror(f);
+      if (fclose(f) != 0 || bad)
+        hm_error("cannot write report to '%s': %s", JsonPath,
+                 strerror(errno ? errno : EIO));
     }
   } else {
     /* One write(), so that MPI ranks' reports do not interleave. */
