@@ -107,6 +107,10 @@ static void publish(struct reading *r, uint64_t now, int64_t free,
   uint64_t q = atomic_load_explicit(&r->seq, memory_order_relaxed);
   if ((q & 1) || !atomic_compare_exchange_strong(&r->seq, &q, q + 1))
     return;
+  /* The reader's acquire fence pairs with this one: a reader that sees any
+   * store below sees the odd count too (the CAS alone orders nothing for
+   * relaxed stores on a weakly ordered CPU). */
+  atomic_thread_fence(memory_order_release);
   atomic_store_explicit(&r->at, now, memory_order_relaxed);
   atomic_store_explicit(&r->free, free, memory_order_relaxed);
   atomic_store_explicit(&r->total, total, memory_order_relaxed);
