@@ -10,12 +10,11 @@
 //    never named it, whatever entry names where it is now: a reformat or an
 //    edit put it there; a `files:` entry names calls by their file, so it
 //    still does);
-//  - with a plan naming other keys, in a file whose calls moved since, a call
-//  is named
-//    by whichever key the plan names, where it is now or where the record
-//    says; where the plan names both, or names a call the record does not
-//    know in a file that moved, which call the entry means cannot be told:
-//    the call is left as it is, and said so.
+//  - with a plan naming other keys, in a file whose calls moved since, a
+//    call is named by whichever key the plan names, where it is now or where
+//    the record says; where the plan names both, or names a call the record
+//    does not know in a file that moved, which call the entry means cannot
+//    be told: the call is left as it is, and said so.
 // The record is written again with what this run named (wantRecord).
 //
 //===----------------------------------------------------------------------===//
@@ -106,7 +105,8 @@ void RewriteSession::refuse(CallRecord &C, const std::string &Why) {
   C.Settled = true;
 }
 
-/// With the plan the record was made with: the record's keys.
+/// With a plan naming the keys of the file the record was made with: the
+/// record's keys.
 void RewriteSession::settleSamePlan(std::vector<RecordedCall> &Cs) {
   // An earlier run's wrapper holds its call's arguments, and the calls in
   // them: it is the recorded call's.
