@@ -686,7 +686,7 @@ std::string RewriteSession::summary(
     if (T.Records)
       Out += "; " +
              count(T.Records, "file's key record", "files' key records") +
-             " written again with this plan's keys of its calls, nothing "
+             " written with this plan's keys of its calls, nothing "
              "else changed";
     else
       Out += "; nothing to change";
