@@ -151,7 +151,8 @@ void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
     void *q = placed_realloc(owner, p, n);
     /* A planned call, as the entry's row counts it: the kind's too, where
      * the block stays in it (regrown or moved within it). */
-    if (q && owner_of(q) >= 0 && owner_of(q) != SPLIT_IDX)
+    int now = q ? owner_of(q) : -1;
+    if (now >= 0 && now != SPLIT_IDX)
       count_alloc(&hm_kinds[k], n);
     return hm_logged(q, k, n, caller);
   }

@@ -110,7 +110,7 @@ struct Collected {
   unsigned Contexts = 0, InnermostNoFP = 0, NoFPOutsideMain = 0;
   std::set<std::string> NoFP; ///< functions that cut stacks
   /// The run's misses by the reader's frames of their call stacks
-  /// (RawStacks::stackKeys), and the keys some context took.
+  /// (RawStacks::add), and the keys some context took.
   std::map<std::string, MissCurve> MissByKey;
   std::set<std::string> MissTaken;
 };
@@ -390,9 +390,9 @@ std::string readProfile(const std::string &Path, StringRef Binary,
       return "the profile holds no allocation: the program allocated "
              "nothing on the heap while it was profiled, or only blocks that "
              "MemProf left out";
-    Stacks.add(Facts, BinaryId);
+    std::map<uint64_t, std::string> Keys = Stacks.add(Facts, BinaryId);
     if (Miss)
-      keyMisses(*Miss, Stacks.stackKeys(Facts, BinaryId), Misses, C);
+      keyMisses(*Miss, Keys, Misses, C);
   } else if (!IndexedInstrProfReader::hasFormat(**Buf)) {
     return "not a MemProf profile: neither raw (as the program writes it) "
            "nor indexed (as llvm-profdata merge writes it)";

@@ -97,13 +97,15 @@ static bool knownAllocator(StringRef Name) {
   return is_contained(Allocators, Name) || Name.starts_with("_Zn");
 }
 
-void RawStacks::add(const RawProfileFacts &F, StringRef Id) {
+std::map<uint64_t, std::string> RawStacks::add(const RawProfileFacts &F,
+                                               StringRef Id) {
+  std::map<uint64_t, std::string> Keys;
   std::vector<std::pair<uint64_t, uint64_t>> Ours;
   for (const RawSegment &S : F.Segments)
     if (S.BuildId == Id)
       Ours.push_back({S.Start, S.End});
   if (Ours.empty())
-    return;
+    return Keys;
   std::set<uint64_t> Frameless;
   for (size_t I = 0; I < F.StackPCs.size(); ++I) {
     const std::vector<uint64_t> &PCs = F.StackPCs[I];
@@ -136,18 +138,18 @@ void RawStacks::add(const RawProfileFacts &F, StringRef Id) {
     if (!Kept)
       Frameless.insert(F.StackIds[I]);
   }
-  // Stacks the reader misreads: their blocks are answered by misread().
+  // Every stack as the reader gives it; those it misreads: their blocks are
+  // answered by misread().
   std::set<uint64_t> MisreadIds;
-  std::map<uint64_t, std::string> MisreadKeys;
   for (size_t I = 0; I < F.StackPCs.size(); ++I) {
     bool M;
-    std::string K = readerKey(F.StackPCs[I], Ours, M);
+    Keys[F.StackIds[I]] = readerKey(F.StackPCs[I], Ours, M);
     if (M)
-      MisreadKeys[F.StackIds[I]] = std::move(K);
+      MisreadIds.insert(F.StackIds[I]);
   }
   for (const RawProfileFacts::Block &B : F.Blocks)
-    if (auto It = MisreadKeys.find(B.StackId); It != MisreadKeys.end()) {
-      Misread[It->second].push_back({B.Objects, B.Bytes, B.Accesses});
+    if (MisreadIds.count(B.StackId)) {
+      Misread[Keys[B.StackId]].push_back({B.Objects, B.Bytes, B.Accesses});
       MisreadTotal.Objects += B.Objects;
       MisreadTotal.Bytes += B.Bytes;
       MisreadTotal.Accesses += B.Accesses;
@@ -159,6 +161,7 @@ void RawStacks::add(const RawProfileFacts &F, StringRef Id) {
       Unnamed.Bytes += B.Bytes;
       Unnamed.Accesses += B.Accesses;
     }
+  return Keys;
 }
 
 /// One frame of stackKey's text.
@@ -205,20 +208,6 @@ std::string RawStacks::readerKey(ArrayRef<uint64_t> PCs,
     }
   }
   return K;
-}
-
-std::map<uint64_t, std::string> RawStacks::stackKeys(const RawProfileFacts &F,
-                                                     StringRef Id) const {
-  std::map<uint64_t, std::string> Keys;
-  std::vector<std::pair<uint64_t, uint64_t>> Ours;
-  for (const RawSegment &S : F.Segments)
-    if (S.BuildId == Id)
-      Ours.push_back({S.Start, S.End});
-  for (size_t I = 0; I < F.StackPCs.size(); ++I) {
-    bool Misread;
-    Keys[F.StackIds[I]] = readerKey(F.StackPCs[I], Ours, Misread);
-  }
-  return Keys;
 }
 
 unsigned RawStacks::misread(const std::string &Key, uint64_t Objects,

@@ -58,7 +58,11 @@ class RawStacks {
 public:
   RawStacks(const llvm::object::ObjectFile &Binary, llvm::DWARFContext &Ctx);
   /// Read the stacks of one raw profile of the binary with build id \p Id.
-  void add(const RawProfileFacts &Facts, llvm::StringRef Id);
+  /// Returns each of its call stacks by its id, as the frames LLVM's reader
+  /// gives it (stackKey's text of them): what ties a stack id to the
+  /// reader's context.
+  std::map<uint64_t, std::string> add(const RawProfileFacts &Facts,
+                                      llvm::StringRef Id);
   /// The facts filed under the frame (LLVM's memprof::Frame fields), or null.
   const RawSiteFacts *at(uint64_t Function, uint32_t LineOffset,
                          uint32_t Column) const;
@@ -75,11 +79,6 @@ public:
                    uint64_t Bytes) const;
   /// What the misread stacks allocated, in all.
   const RawUnnamed &misreadTotal() const { return MisreadTotal; }
-  /// Each call stack of \p Facts (a profile of the binary with build id
-  /// \p Id) by its id, as the frames LLVM's reader gives it (stackKey's
-  /// text of them): what ties a stack id to the reader's context.
-  std::map<uint64_t, std::string> stackKeys(const RawProfileFacts &Facts,
-                                            llvm::StringRef Id) const;
 
 private:
   struct Symbol {
@@ -109,7 +108,7 @@ private:
 };
 
 /// The text of a context's frames as LLVM's reader gives them (function,
-/// line offset, column, inlined), the key stackKeys uses.
+/// line offset, column, inlined), the key add() returns for each stack.
 std::string stackKey(llvm::ArrayRef<llvm::memprof::Frame> Frames);
 
 /// The alignment the runtime gives a block from \p Allocator when the

@@ -182,11 +182,12 @@ static std::vector<std::string> treeRoots(const std::vector<ReadRecord> &Rs,
   return {Roots.begin(), Roots.end()};
 }
 
-/// The root of \p Roots that \p Module is under (the deepest), or "".
-static std::string treeOf(StringRef Module, ArrayRef<std::string> Roots) {
+/// The root of \p Roots that \p Path is or is under (the deepest), or "".
+static std::string treeOf(StringRef Path, ArrayRef<std::string> Roots) {
   std::string Best;
   for (const std::string &Root : Roots)
-    if (Module.starts_with(Root + "/") && Root.size() > Best.size())
+    if ((Path == Root || Path.starts_with(Root + "/")) &&
+        Root.size() > Best.size())
       Best = Root;
   return Best;
 }
@@ -206,7 +207,7 @@ thisTree(const std::vector<ReadRecord> &Rs, const Plan &P, StringRef PlanPath,
     SmallString<256> Abs(Tree);
     sys::fs::make_absolute(Abs);
     sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-    Want = treeOf((Abs + "/x").str(), Roots);
+    Want = treeOf(Abs, Roots);
     if (Want.empty())
       D.report(PlanPath, Severity::Warning,
                "--tree " + Tree.str() + " is none of the build trees " +
