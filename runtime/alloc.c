@@ -34,17 +34,9 @@ static void split_align_fallback(enum hmplace_kind k, size_t align) {
 }
 
 /* A block of \p req bytes (aligned to \p align unless 0) from kind \p k, or
- * NULL when the kind may not or cannot serve it: counted, and the caller
- * falls back to the ordinary heap with C's own call. */
-static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
-  /* HMPLACE_ENTRIES: its entry not named, the ordinary heap's (not a
-   * fallback, and not its call-stack entry's object); asked before the
-   * choice is taken. */
-  if (__builtin_expect(hm_filter_on, 0) && hm_filter_hold()) {
-    hm_ctx_forget_choice();
-    return NULL;
-  }
-  hm_ctx_account(req);
+ * NULL: \p *fell set where a kind may not or cannot serve it (counted: a
+ * fallback), left where the choice was the ordinary heap. */
+static void *place(enum hmplace_kind k, size_t align, size_t req, int *fell) {
   size_t held;
   if (__builtin_expect((int)k > HMPLACE_KIND_COUNT, 0)) {
     /* A split placement (split.c): large objects are split (an object
@@ -54,11 +46,15 @@ static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
     int whole = hm_split_whole_kind((int)k, req);
     if (whole == -2) {
       int off = atomic_load_explicit(&hm_off, memory_order_relaxed);
-      if (!off && align <= HM_SPLIT_ALIGN)
-        return hm_split_alloc((int)k, req);
+      if (!off && align <= HM_SPLIT_ALIGN) {
+        void *p = hm_split_alloc((int)k, req);
+        *fell = !p;
+        return p;
+      }
       whole = hm_split_largest_kind((int)k);
       if (!off) {
         split_align_fallback((enum hmplace_kind)whole, align);
+        *fell = 1;
         return NULL;
       }
     }
@@ -66,7 +62,10 @@ static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
       return NULL;
     k = (enum hmplace_kind)whole;
   }
-  if (!valid_kind(k) || !may_place(k, req, &held))
+  if (!valid_kind(k))
+    return NULL;
+  *fell = 1;
+  if (!may_place(k, req, &held))
     return NULL;
   hm_split_give_back(k, req);
   int idx = slot_for(k);
@@ -78,6 +77,25 @@ static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
     atomic_fetch_sub_explicit(&hm_kinds[k].live, held, memory_order_relaxed);
     placed_failed(k);
   }
+  return p;
+}
+
+/* place(), for the program's call: HMPLACE_ENTRIES asked first, and the
+ * call-stack entry the call chose counted for the report (an object where
+ * placed, a fallback where its kind did not serve it). The caller falls
+ * back to the ordinary heap with C's own call on NULL. */
+static void *try_place(enum hmplace_kind k, size_t align, size_t req) {
+  /* HMPLACE_ENTRIES: its entry not named, the ordinary heap's (not a
+   * fallback, and not its call-stack entry's object); asked before the
+   * choice is taken. */
+  if (__builtin_expect(hm_filter_on, 0) && hm_filter_hold()) {
+    hm_ctx_forget_choice();
+    return NULL;
+  }
+  int counted = hm_ctx_account(req), fell = 0;
+  void *p = place(k, align, req, &fell);
+  if (__builtin_expect(!p && (counted & fell), 0))
+    hm_ctx_fell_back();
   return p;
 }
 
@@ -121,6 +139,20 @@ void *hmplace_calloc(enum hmplace_kind k, size_t nmemb, size_t size) {
   /* Cached blocks are dirty and fresh ones are zero only sometimes. */
   memset(p, 0, n);
   return hm_logged(p, k, n, __builtin_return_address(0));
+}
+
+/* operator new's placed path (hmplace_new.cpp): a block of kind \p k (aligned
+ * to \p align unless 0), or NULL, and the caller takes its heap's operator
+ * new of the same form, which the program's delete matches (under Valgrind
+ * and ASan too); hm_log_new then logs the block either way. */
+void *hm_place_new(enum hmplace_kind k, size_t align, size_t n) {
+  if (align && align < sizeof(void *))
+    align = sizeof(void *);
+  return try_place(k, align, n ? n : 1);
+}
+
+void *hm_log_new(void *p, enum hmplace_kind k, size_t n, const void *caller) {
+  return hm_logged(p, k, n, caller);
 }
 
 /* The names hmplace.h's inline forms of the two call (the same functions:

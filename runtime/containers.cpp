@@ -107,61 +107,96 @@ static bool fromStdLibrary(const void *Caller) {
   return A >= R.Lo && A < R.Hi;
 }
 
-static void *allocate(std::size_t N, const void *Caller) {
-  if (__builtin_expect(Armed != nullptr, 0) && !fromStdLibrary(Caller)) {
+/// The next definition of one form of operator new after this library's
+/// (the C++ library's, which Valgrind replaces: its delete then matches the
+/// block), looked up once; null when none follows.
+template <typename Fn> static Fn nextNew(const char *Name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, Name));
+}
+
+/// Set while this thread's armed operator new asks libhmplace.so's operator
+/// new with a kind, whose fallback is the global operator new: this one
+/// again, which must then behave as the C++ library's.
+static thread_local bool Placing __attribute__((tls_model("initial-exec"))) =
+    false;
+namespace {
+struct PlacingScope {
+  PlacingScope() { Placing = true; }
+  ~PlacingScope() { Placing = false; }
+};
+} // namespace
+
+static bool armedFor(const void *Caller) {
+  return __builtin_expect(Armed != nullptr, 0) && !Placing &&
+         !fromStdLibrary(Caller);
+}
+
+/// Operator new (\p Array: new[]) of \p N bytes: placed by the armed table,
+/// or the C++ library's.
+static void *allocate(std::size_t N, bool Array, const void *Caller) {
+  if (armedFor(Caller)) {
     hmplace_kind K = hmplace_ctx_kind(Armed);
-    return loop([&] { return hmplace_malloc(K, N ? N : 1); });
+    PlacingScope S;
+    return Array ? operator new[](N, K) : operator new(N, K);
   }
+  using Fn = void *(*)(std::size_t);
+  static const Fn Scalar = nextNew<Fn>("_Znwm"), Vector = nextNew<Fn>("_Znam");
+  if (Fn Next = Array ? Vector : Scalar)
+    return Next(N);
   return loop([&] { return std::malloc(N ? N : 1); });
 }
 
-static void *allocateAligned(std::size_t N, std::align_val_t A,
+static void *allocateAligned(std::size_t N, std::align_val_t A, bool Array,
                              const void *Caller) {
+  if (armedFor(Caller)) {
+    hmplace_kind K = hmplace_ctx_kind(Armed);
+    PlacingScope S;
+    return Array ? operator new[](N, A, K) : operator new(N, A, K);
+  }
+  using Fn = void *(*)(std::size_t, std::align_val_t);
+  static const Fn Scalar = nextNew<Fn>("_ZnwmSt11align_val_t"),
+                  Vector = nextNew<Fn>("_ZnamSt11align_val_t");
+  if (Fn Next = Array ? Vector : Scalar)
+    return Next(N, A);
   std::size_t Al = static_cast<std::size_t>(A);
   if (Al < sizeof(void *))
     Al = sizeof(void *);
-  hmplace_kind K =
-      __builtin_expect(Armed != nullptr, 0) && !fromStdLibrary(Caller)
-          ? hmplace_ctx_kind(Armed)
-          : HMPLACE_HEAP;
   return loop([&]() -> void * {
     void *P = nullptr;
-    int R = K == HMPLACE_HEAP ? posix_memalign(&P, Al, N ? N : 1)
-                              : hmplace_posix_memalign(K, &P, Al, N ? N : 1);
-    return R == 0 ? P : nullptr;
+    return posix_memalign(&P, Al, N ? N : 1) == 0 ? P : nullptr;
   });
 }
 
 void *operator new(std::size_t N) {
-  return allocate(N, __builtin_return_address(0));
+  return allocate(N, false, __builtin_return_address(0));
 }
 void *operator new[](std::size_t N) {
-  return allocate(N, __builtin_return_address(0));
+  return allocate(N, true, __builtin_return_address(0));
 }
 void *operator new(std::size_t N, const std::nothrow_t &) noexcept {
   try {
-    return allocate(N, __builtin_return_address(0));
+    return allocate(N, false, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }
 }
 void *operator new[](std::size_t N, const std::nothrow_t &) noexcept {
   try {
-    return allocate(N, __builtin_return_address(0));
+    return allocate(N, true, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }
 }
 void *operator new(std::size_t N, std::align_val_t A) {
-  return allocateAligned(N, A, __builtin_return_address(0));
+  return allocateAligned(N, A, false, __builtin_return_address(0));
 }
 void *operator new[](std::size_t N, std::align_val_t A) {
-  return allocateAligned(N, A, __builtin_return_address(0));
+  return allocateAligned(N, A, true, __builtin_return_address(0));
 }
 void *operator new(std::size_t N, std::align_val_t A,
                    const std::nothrow_t &) noexcept {
   try {
-    return allocateAligned(N, A, __builtin_return_address(0));
+    return allocateAligned(N, A, false, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }
@@ -169,7 +204,7 @@ void *operator new(std::size_t N, std::align_val_t A,
 void *operator new[](std::size_t N, std::align_val_t A,
                      const std::nothrow_t &) noexcept {
   try {
-    return allocateAligned(N, A, __builtin_return_address(0));
+    return allocateAligned(N, A, true, __builtin_return_address(0));
   } catch (...) {
     return nullptr;
   }

@@ -42,7 +42,8 @@ __thread struct hmplace_ctx_stack hmplace_ctx_tls
 struct ctx_stats {
   char *key;
   int kind;
-  _Atomic uint64_t objects, bytes;
+  _Atomic uint64_t objects, bytes; /* placed */
+  _Atomic uint64_t fallbacks;      /* chosen, but on the ordinary heap */
   struct ctx_stats *next;
 };
 
@@ -380,7 +381,14 @@ __thread struct hmplace_ctx_chosen hmplace_ctx_chosen
 
 /* Count one object of \p bytes for entry \p i of \p s (-1: no entry
  * matched). */
+/* The entry this thread's last counted allocation was counted for, until
+ * the placed path knows whether it placed it (hm_ctx_fell_back). */
+static __thread struct ctx_stats *Counted
+    __attribute__((tls_model("initial-exec")));
+static __thread size_t CountedBytes __attribute__((tls_model("initial-exec")));
+
 static void count_choice(struct ctx_site *s, int i, size_t bytes) {
+  Counted = NULL;
   if (i < 0 || (unsigned)i >= s->n) {
     atomic_fetch_add_explicit(&s->unmatched, 1, memory_order_relaxed);
     return;
@@ -389,7 +397,19 @@ static void count_choice(struct ctx_site *s, int i, size_t bytes) {
   if (st) {
     atomic_fetch_add_explicit(&st->objects, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&st->bytes, bytes, memory_order_relaxed);
+    Counted = st;
+    CountedBytes = bytes;
   }
+}
+
+void hm_ctx_fell_back(void) {
+  struct ctx_stats *st = Counted;
+  if (!st)
+    return;
+  Counted = NULL;
+  atomic_fetch_sub_explicit(&st->objects, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&st->bytes, CountedBytes, memory_order_relaxed);
+  atomic_fetch_add_explicit(&st->fallbacks, 1, memory_order_relaxed);
 }
 
 /* The first entry of \p s whose caller frames are on top of the stack, or
@@ -490,7 +510,8 @@ void hm_ctx_rows(void (*row)(const struct hm_ctx_row *, void *), void *arg) {
     struct hm_ctx_row r = {.key = order[i]->key,
                            .kind = order[i]->kind,
                            .objects = atomic_load(&order[i]->objects),
-                           .bytes = atomic_load(&order[i]->bytes)};
+                           .bytes = atomic_load(&order[i]->bytes),
+                           .fallbacks = atomic_load(&order[i]->fallbacks)};
     row(&r, arg);
   }
   hm_own_free(order);

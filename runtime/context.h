@@ -31,15 +31,22 @@ static inline void hm_ctx_forget_choice(void) {
 /* The key of the entry the current choice is (or its site's place, where
  * none matched), without taking the choice; NULL if there is none. */
 const char *hm_ctx_chosen_key(void);
-static inline void hm_ctx_account(size_t bytes) {
+static inline int hm_ctx_account(size_t bytes) {
   if (__builtin_expect(hm_reporting | hm_log_on, 0) &&
-      hmplace_ctx_chosen.hmplace_site)
+      hmplace_ctx_chosen.hmplace_site) {
     hm_ctx_account_chosen(hmplace_ctx_chosen.hmplace_site, bytes);
+    return 1;
+  }
+  return 0;
 }
+/* The allocation hm_ctx_account just counted (it returned 1) went to the
+ * ordinary heap: its entry's fallback, not its object. */
+void hm_ctx_fell_back(void);
 struct hm_ctx_row {
   const char *key; /* the entry's key, or the unmatched site's place */
   int kind;        /* its kind, or the unmatched allocations' fallback */
-  uint64_t objects, bytes;
+  uint64_t objects, bytes; /* placed */
+  uint64_t fallbacks;      /* chosen, but on the ordinary heap */
   int unmatched; /* 1: a site's allocations that matched no entry */
 };
 void hm_ctx_rows(void (*row)(const struct hm_ctx_row *, void *), void *arg);

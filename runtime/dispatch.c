@@ -26,6 +26,24 @@ static inline __attribute__((always_inline)) void dispatch_free(void *p) {
 void hmplace_free(void *p) { dispatch_free(p); }
 void hm_free(void *p) { dispatch_free(p); }
 
+/* libhmplace.so's operator delete (hmplace_new.cpp): a placed block to its
+ * kind, another to the next free; but with placement off for the run (a
+ * tool's heap, HMPLACE=off) 0, and the caller hands the block to the next
+ * operator delete of its form, which the tool matches with its operator new
+ * (the unplaced blocks of operator new with a kind come from there). */
+int hm_delete(void *p) {
+  int k = owner_of(p);
+  if (__builtin_expect(k < 0, 1)) {
+    if (__builtin_expect(atomic_load_explicit(&hm_off, memory_order_relaxed),
+                         0))
+      return 0;
+    heap_free(p);
+    return 1;
+  }
+  hm_placed_free(k, p);
+  return 1;
+}
+
 #if HMPLACE_INTERPOSE
 /* The program's free() (interpose.c has realloc and the rest). Defined here,
  * beside the ownership test, so that the test is inlined into the path every
@@ -136,7 +154,7 @@ void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
   const void *caller = __builtin_return_address(0);
   if (!p)
     return hm_malloc_from(k, n, caller);
-  hm_ctx_account(n);
+  int counted = hm_ctx_account(n);
   int split = (int)k > HMPLACE_KIND_COUNT;
   if (!valid_kind(k) && !split) /* a context site chose the heap */
     return hm_logged(hmplace_realloc(p, n), k, n, caller);
@@ -154,9 +172,15 @@ void *hmplace_realloc_to(enum hmplace_kind k, void *p, size_t n) {
     int now = q ? owner_of(q) : -1;
     if (now >= 0 && now != SPLIT_IDX)
       count_alloc(&hm_kinds[k], n);
+    else if (q && counted) /* left the kind for the heap */
+      hm_ctx_fell_back();
     return hm_logged(q, k, n, caller);
   }
-  /* From the heap, another kind or a split object: move it into k. */
+  /* From the heap, another kind or a split object: move it into k (the
+   * entry's fallback where it lands on the heap). */
   size_t old = owner < 0 ? hm_heap_usable(p) : placed_usable(owner, p);
-  return move_block(p, old, n, hm_malloc_from(k, n, caller));
+  void *q = move_block(p, old, n, hm_malloc_from(k, n, caller));
+  if (q && counted && owner_of(q) < 0)
+    hm_ctx_fell_back();
+  return q;
 }

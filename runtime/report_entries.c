@@ -38,14 +38,26 @@ static const char *kind_label(int k) {
   return k < 0 ? "ordinary heap" : hmplace_kind_name((enum hmplace_kind)k);
 }
 
-/* Why an entry's row shows no object: it never ran, or HMPLACE_ENTRIES
- * held it back. */
-static const char *idle_why(const char *key, uint64_t objects) {
-  if (objects)
+/* What an entry's row adds after its bytes: the objects it chose that its
+ * kind did not serve, or why it shows none (it never ran, or
+ * HMPLACE_ENTRIES held it back). */
+static const char *row_why(const struct hm_ctx_row *r, char *b, size_t n) {
+  if (r->fallbacks) {
+    snprintf(b, n, "  (%llu fallback%s: on the ordinary heap)",
+             (unsigned long long)r->fallbacks, r->fallbacks == 1 ? "" : "s");
+    return b;
+  }
+  if (r->objects)
     return "";
-  return hm_filter_on && !hm_filter_names(key)
-             ? "  (held back: not in HMPLACE_ENTRIES)"
-             : "  (never ran)";
+  if (hm_filter_on && !hm_filter_names(r->key))
+    return "  (held back: not in HMPLACE_ENTRIES)";
+  /* A tool's operator new takes the calls of a rewritten program's
+   * container entries before libhmplace-cxx's: "never ran" may be untrue. */
+  if (hm_sanitizer()) {
+    snprintf(b, n, "  (none seen under %s)", hm_sanitizer());
+    return b;
+  }
+  return "  (never ran)";
 }
 
 void hm_entries_report_text(FILE *f) {
@@ -64,11 +76,11 @@ void hm_entries_report_text(FILE *f) {
             "objects", "requested");
   for (size_t i = 0; i < rs.n; ++i) {
     const struct hm_ctx_row *r = &rs.row[i];
-    char b[32];
+    char b[32], why[80];
     if (!r->unmatched)
       fprintf(f, "hmplace: %-40s %-*s %8llu %12s%s\n", r->key, w,
               kind_label(r->kind), (unsigned long long)r->objects,
-              hm_human(r->bytes, b, sizeof b), idle_why(r->key, r->objects));
+              hm_human(r->bytes, b, sizeof b), row_why(r, why, sizeof why));
     else if (r->objects)
       fprintf(f,
               "hmplace: %llu allocation%s at %s matched no call-stack "
@@ -108,9 +120,11 @@ void hm_entries_report_json(FILE *f) {
         fprintf(f, ", \"kind\": \"%s\", \"objects\": %llu}",
                 kind_label(r->kind), (unsigned long long)r->objects);
       else
-        fprintf(f, ", \"kind\": \"%s\", \"objects\": %llu, \"bytes\": %llu}",
+        fprintf(f,
+                ", \"kind\": \"%s\", \"objects\": %llu, \"bytes\": %llu, "
+                "\"fallbacks\": %llu}",
                 kind_label(r->kind), (unsigned long long)r->objects,
-                (unsigned long long)r->bytes);
+                (unsigned long long)r->bytes, (unsigned long long)r->fallbacks);
       first = 0;
     }
   }
