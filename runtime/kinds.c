@@ -25,6 +25,56 @@ const char *const hm_kind_names[HMPLACE_KIND_COUNT] = {
 #undef HM_KIND_NAME
 };
 
+/* hmplace.h's table as this runtime was built with it ("REGULAR,DEFAULT,"). */
+static const char KindsTable[] = HMPLACE_KINDS_ABI;
+
+/* The name of the kind that offset \p at of \p table falls in, as
+ * "MEMKIND_<name>" ("no kind" past the table's end), into \p out; returns
+ * its index. */
+static int kind_at(const char *table, size_t at, char *out, size_t size) {
+  int index = 0;
+  for (size_t i = 0; i < at; ++i)
+    index += table[i] == ',';
+  size_t start = at;
+  while (start && table[start - 1] != ',')
+    --start;
+  int len = (int)strcspn(table + start, ",");
+  if (len)
+    snprintf(out, size, "MEMKIND_%.*s", len, table + start);
+  else
+    snprintf(out, size, "no kind");
+  return index;
+}
+
+void hmplace_kinds_check(const char *table, const char *where) {
+  size_t n = strlen(table);
+  /* This runtime's table, or its beginning (kinds appended since). */
+  if (n < sizeof KindsTable && !memcmp(table, KindsTable, n))
+    return;
+  size_t at = 0;
+  while (table[at] && table[at] == KindsTable[at])
+    ++at;
+  char built[64], mine[64];
+  int k = kind_at(table, at, built, sizeof built);
+  kind_at(KindsTable, at, mine, sizeof mine);
+  if (hm_env_off()) {
+    static _Atomic int warned; /* one line, not one per file */
+    if (!atomic_exchange(&warned, 1))
+      hm_warn("%s was built with a kinds table this runtime does not have "
+              "(its kind %d is %s, this runtime's %s); placement is off, so "
+              "it runs unplaced",
+              where, k, built, mine);
+    return;
+  }
+  hm_error("%s was built with a kinds table this runtime does not have: its "
+           "kind %d is %s, this runtime's is %s, and its placed calls would "
+           "land in the wrong kind; rebuild it with this HmPlace, or run it "
+           "with the libhmplace it was built with (HMPLACE=off runs it "
+           "unplaced)",
+           where, k, built, mine);
+  _exit(1);
+}
+
 struct kstate hm_kinds[HMPLACE_KIND_COUNT];
 _Atomic int hm_off;
 

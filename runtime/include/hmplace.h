@@ -79,6 +79,30 @@ enum hmplace_kind {
   HMPLACE_KIND_RANGE_ = 0x7fffffff
 };
 
+/* The kinds table's ABI: placed calls pass a kind as its index in the table
+ * above, so a runtime must have the table a program was built with, or
+ * that table with kinds appended (kinds are only ever appended:
+ * test/runtime/kinds-abi.test). Each file that includes this header checks
+ * at start-up (a constructor; define HMPLACE_NO_KINDS_CHECK to leave it
+ * out), as does each module HmPlace.so places: the runtime refuses a
+ * program built with another table, with a message naming it. */
+#define HMPLACE_KINDS_ABI_NAME_(name, what) #name ","
+#define HMPLACE_KINDS_ABI HMPLACE_KINDS_(HMPLACE_KINDS_ABI_NAME_)
+void hmplace_kinds_check(const char *hmplace_table, const char *hmplace_where);
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(HMPLACE_RUNTIME_) && \
+    !defined(HMPLACE_NO_KINDS_CHECK)
+/* Weak: a file that includes this header without linking the runtime
+ * builds and runs, and has nothing to check. */
+void hmplace_kinds_check(const char *hmplace_table, const char *hmplace_where)
+    __attribute__((__weak__));
+static void hmplace_kinds_check_(void)
+    __attribute__((__constructor__, __used__));
+static void hmplace_kinds_check_(void) {
+  if (hmplace_kinds_check)
+    hmplace_kinds_check(HMPLACE_KINDS_ABI, __BASE_FILE__);
+}
+#endif
+
 /* A placement split across kinds (plan: `kind: {hbm: 75%, ddr: 25%}`): the
  * object's pages go to the kinds in those shares, interleaved in runs so
  * that every part of the object holds the shares (docs/advisor.md, "Both

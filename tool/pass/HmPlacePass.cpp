@@ -38,6 +38,7 @@
 #include "CallerCopies.h"
 #include "ContextIR.h"
 #include "FortranIR.h"
+#include "KindsCheckIR.h"
 #include "MissIR.h"
 #include "ProfileIR.h"
 #include "SourceColumns.h"
@@ -893,6 +894,7 @@ void ModulePlacer::placeSites(SiteMatcher &Matcher,
       missed(E, notAppliedReason(Matcher.shape(*E)));
   SiteDescriptors Descs(M);
   RemarkFolder Remarks(Ctx);
+  bool Placed = false;
   for (size_t I = 0; I < Sites.size(); ++I) {
     const Placement &P = Decisions[I];
     // flang's runtime ALLOCATEs take a window in their scope.
@@ -906,9 +908,13 @@ void ModulePlacer::placeSites(SiteMatcher &Matcher,
       D.Remark = mergedWhy(Sites[I]);
     }
     placeOne(Sites[I], P, D, Descs, Remarks);
+    Placed |= D.places();
   }
   Remarks.emit();
   Descs.finish();
+  // The kinds this module now passes are indices into the plugin's table.
+  if (Placed)
+    addKindsCheck(M);
 }
 
 void ModulePlacer::placeOne(Site &S, const Placement &P, const SiteDecision &D,

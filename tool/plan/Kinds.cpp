@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "plan/Kinds.h"
+// The table only: no start-up check of it in the tools.
+#define HMPLACE_NO_KINDS_CHECK 1
 #include "hmplace.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -32,6 +34,8 @@ static const KindInfo Kinds[] = {
 // clang-format on
 static_assert(std::size(Kinds) == HMPLACE_KIND_COUNT + 1,
               "one KindInfo per hmplace.h kind and the heap");
+
+StringRef kindsAbiTable() { return HMPLACE_KINDS_ABI; }
 
 // Aliases. `ddr` is MEMKIND_REGULAR rather than the ordinary heap because a
 // run under `numactl --preferred=<hbm node>` would put ordinary-heap data in

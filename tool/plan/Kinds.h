@@ -32,6 +32,9 @@ struct KindInfo {
 const KindInfo &heapKind();
 /// All static kinds of memkind 1.14, in memkind.h's order, then the heap.
 llvm::ArrayRef<KindInfo> allKinds();
+/// hmplace.h's kinds table as placed code passes it to the runtime's start-up
+/// check ("REGULAR,DEFAULT,...,": each name and a comma, in index order).
+llvm::StringRef kindsAbiTable();
 /// Kind name lookup (`MEMKIND_HBW`, `posix`), in any case (`memkind_hbw`,
 /// as AutoHBW's AUTO_HBW_MEM_TYPE takes it); nullptr if unknown.
 const KindInfo *findKind(llvm::StringRef Name);
