@@ -67,12 +67,13 @@ static void *place(enum hmplace_kind k, size_t align, size_t req, int *fell) {
   *fell = 1;
   if (!may_place(k, req, &held))
     return NULL;
-  hm_split_give_back(k, req);
   int idx = slot_for(k);
   void *p = NULL;
-  if (idx >= 0)
+  if (idx >= 0) {
+    hm_split_give_back(idx, k, req);
     p = align ? hm_placed_aligned(k, idx, align, req, held)
               : hm_placed_malloc(k, idx, req, held);
+  }
   if (!p) {
     atomic_fetch_sub_explicit(&hm_kinds[k].live, held, memory_order_relaxed);
     placed_failed(k);

@@ -90,7 +90,7 @@ static void *placed_realloc(int idx, void *p, size_t n) {
   if (fits && b)
     held = grow;
   if (fits) {
-    hm_split_give_back(k, want);
+    hm_split_give_back(idx, k, want);
     hm_track_forget(p);
     /* In place, or moved within the slot's current chunk. */
     struct slot *sl = &hm_slots[idx];

@@ -18,6 +18,7 @@
 
 struct slot hm_slots[MAX_SLOTS];
 _Atomic int hm_nslots;
+_Atomic uint64_t hm_slot_meets[MAX_SLOTS];
 _Atomic int8_t hm_slot_of[HMPLACE_KIND_COUNT][MAX_CPUS];
 static pthread_mutex_t SlotsLock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -68,6 +69,30 @@ static int slot_grow(int idx, size_t need, char *why, size_t whylen) {
   return -1;
 }
 
+/* Whether slots \p a and \p b can put pages on one node (a slot of no node
+ * mask can put them anywhere). */
+static int nodes_meet(const struct slot *a, const struct slot *b) {
+  int any_a = 0, any_b = 0;
+  for (size_t w = 0; w < MASK_WORDS; ++w) {
+    if (a->mask[w] & b->mask[w])
+      return 1;
+    any_a |= a->mask[w] != 0;
+    any_b |= b->mask[w] != 0;
+  }
+  return !any_a || !any_b;
+}
+
+/* Slot \p n, about to be published, in the node-sharing masks. */
+static void note_meets(int n) {
+  uint64_t meets = (uint64_t)1 << n;
+  for (int i = 0; i < n; ++i)
+    if (nodes_meet(&hm_slots[i], &hm_slots[n])) {
+      meets |= (uint64_t)1 << i;
+      atomic_fetch_or(&hm_slot_meets[i], (uint64_t)1 << n);
+    }
+  atomic_store(&hm_slot_meets[n], meets);
+}
+
 /* The slot for kind k on this thread's CPU, made on first use (under
  * SlotsLock): memkind's policy for the CPU, shared by every CPU that gets
  * the same policy. */
@@ -97,6 +122,7 @@ int hm_slot_resolve(int k, int cpu) {
       s->mode = mode;
       memcpy(s->mask, mask, sizeof mask);
       pthread_mutex_init(&s->lock, NULL);
+      note_meets(n);
       /* The first chunk comes with the first block, sized for it. */
       idx = n;
       atomic_store(&hm_nslots, n + 1);

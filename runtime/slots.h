@@ -38,6 +38,11 @@ struct slot {
 
 extern struct slot hm_slots[MAX_SLOTS] HM_HIDDEN;
 extern _Atomic int hm_nslots HM_HIDDEN;
+/* Per slot, the slots whose pages can land on a node of its (bit j: slot j;
+ * its own bit set; a slot of no node mask meets every one), written before
+ * the slot is published. What kept split pages must give way to
+ * (split.h). */
+extern _Atomic uint64_t hm_slot_meets[MAX_SLOTS] HM_HIDDEN;
 /* Slot of kind k for threads on CPU c: 0 unknown, s + 1, or -1 none. Read
  * with acquire: the slot's fields are written before its index is. */
 extern _Atomic int8_t hm_slot_of[HMPLACE_KIND_COUNT][MAX_CPUS] HM_HIDDEN;

@@ -106,7 +106,7 @@ struct split_obj {
    * with the slot's policy, and a freed object is reused only under the
    * same slots. */
   signed char slot[MAX_PARTS];
-  /* Kept, its pages lazily freed (hm_split_release). */
+  /* Kept, its pages lazily freed (release_where). */
   unsigned char lazy;
 };
 
@@ -251,20 +251,23 @@ static int lookup(const void *p, struct split_obj *out) {
  * Those pages are the kinds' memory (a bound HBM part's pages stay on HBM),
  * so a kept object must never hold what a placed allocation needs (measured
  * before: an HBW allocation that fitted once they were released was
- * OOM-killed under MPOL_BIND). Before a placed allocation of a kind a kept
- * object holds, the object's pages are lazily freed (MADV_FREE,
- * hm_split_release) where they could be needed: where the kind has a
- * budget and its live bytes with the kept parts' exceed it (kept pages
+ * OOM-killed under MPOL_BIND, and so was one of another kind bound to the
+ * same node: HBW_ALL after HBW, DAX_KMEM_ALL after DAX_KMEM). Before a
+ * placed allocation of a kind a kept object holds, or of any kind whose
+ * slot can put pages on a node a kept part's slot can (slots.c,
+ * hm_slot_meets), the object's pages are lazily freed (MADV_FREE,
+ * release_where) where they could be needed: where the kind has a
+ * budget and its live bytes with its kept parts' exceed it (kept pages
  * count against the budget, which divides a node's HBM among MPI ranks),
- * or where the kind's nodes would keep less than a margin free after the
- * request (room.c). The kernel takes lazily freed pages back, without
- * swap, as soon as an allocation on their node is short of memory, and a
- * reuse finds them where it did not; the object stays kept. Not at every
- * free, nor at every placed allocation: a page lazily freed costs its next
- * write (measured here: a step that makes a whole block, then reuses a
- * 1 MiB split object and writes it, 2.3-2.8x the time of the same step
- * with two whole blocks when every such allocation gave the pages back,
- * scripts/bench runtime 6b). Another process's allocations do not make
+ * or where the slot's nodes would keep less than a margin free after the
+ * request, the kept parts that can be on them counted (room.c). The kernel
+ * takes lazily freed pages back, without swap, as soon as an allocation on
+ * their node is short of memory, and a reuse finds them where it did not; the
+ * object stays kept. Not at every free, nor at every placed allocation: a page
+ * lazily freed costs its next write (measured here: a step that makes a whole
+ * block, then reuses a 1 MiB split object and writes it, 2.3-2.8x the time of
+ * the same step with two whole blocks when every such allocation gave the pages
+ * back, scripts/bench runtime 6b). Another process's allocations do not make
  * this one give its pages back unless a budget divides the node. */
 enum { CACHE_SLOTS = 8 };
 #define CACHE_BYTES ((uint64_t)1 << 30)
@@ -273,11 +276,24 @@ static uint64_t CachedBytes;
 /* When each was kept: the longest kept makes room first (a code's sizes
  * change; objects of sizes no longer asked for must not hold every slot). */
 static uint64_t KeptAt[CACHE_SLOTS], KeptCount;
-/* Per kind, how many kept objects hold a placed part of it with their
- * pages not yet lazily freed (the one load a placed allocation makes,
- * hm_split_give_back), and those parts' bytes. */
-_Atomic int hm_split_kept[HMPLACE_KIND_COUNT];
+/* Kept objects whose pages are not yet lazily freed: the kinds and the
+ * slots their placed parts are of (bit k, bit j: what a placed allocation
+ * loads, hm_split_give_back), and those parts' bytes per kind and per
+ * slot; KeptParts counts the parts per slot (lock held). */
+_Atomic uint64_t hm_split_kept_kinds, hm_split_kept_slots;
 _Atomic uint64_t hm_split_kept_bytes[HMPLACE_KIND_COUNT];
+_Atomic uint64_t hm_split_kept_slot_bytes[SPLIT_IDX];
+static int KeptKindParts[HMPLACE_KIND_COUNT], KeptParts[SPLIT_IDX];
+
+/* Bit \p bit of \p mask set while \p *count is not 0, after adding
+ * \p delta to it (lock held). */
+static void count_bit(int *count, int delta, _Atomic uint64_t *mask, int bit) {
+  *count += delta;
+  if (*count)
+    atomic_fetch_or(mask, (uint64_t)1 << bit);
+  else
+    atomic_fetch_and(mask, ~((uint64_t)1 << bit));
+}
 
 static void count_kept(const struct split_obj *o, int delta) {
   struct split_code c;
@@ -285,11 +301,14 @@ static void count_kept(const struct split_obj *o, int delta) {
     return;
   for (int i = 0; i < c.n; ++i)
     if (o->placed[i]) {
-      atomic_fetch_add_explicit(&hm_split_kept[c.kind[i]], delta,
+      int k = c.kind[i], sl = o->slot[i];
+      uint64_t bytes = (uint64_t)delta * o->part[i];
+      atomic_fetch_add_explicit(&hm_split_kept_bytes[k], bytes,
                                 memory_order_relaxed);
-      atomic_fetch_add_explicit(&hm_split_kept_bytes[c.kind[i]],
-                                (uint64_t)delta * o->part[i],
+      atomic_fetch_add_explicit(&hm_split_kept_slot_bytes[sl], bytes,
                                 memory_order_relaxed);
+      count_bit(&KeptKindParts[k], delta, &hm_split_kept_kinds, k);
+      count_bit(&KeptParts[sl], delta, &hm_split_kept_slots, sl);
     }
 }
 
@@ -339,25 +358,28 @@ static void keep_or_unmap(struct split_obj *o) {
     hm_range_unmap_chunk(out[i].base, out[i].mapped);
 }
 
-/* Whether kept object \p o has a placed part of kind \p k. */
-static int holds(const struct split_obj *o, int k) {
+/* Whether kept object \p o has a placed part of kind \p k, or on one of
+ * \p slots. */
+static int holds(const struct split_obj *o, int k, uint64_t slots) {
   struct split_code c;
   if (!decode(o->code, &c))
     return 0;
   for (int i = 0; i < c.n; ++i)
-    if (o->placed[i] && c.kind[i] == k)
+    if (o->placed[i] && (c.kind[i] == k || (slots >> o->slot[i] & 1)))
       return 1;
   return 0;
 }
 
-void hm_split_release(int k) {
+/* Lazily free (MADV_FREE) the pages of the kept objects with a placed part
+ * of kind \p k or on one of \p slots; they stay kept for reuse. */
+static void release_where(int k, uint64_t slots) {
   struct split_obj out[CACHE_SLOTS];
   int n = 0;
   /* Out of the cache while their pages are lazily freed: a reuse meanwhile
    * would write pages the kernel may then drop. */
   pthread_mutex_lock(&SplitLock);
   for (int i = 0; i < CACHE_SLOTS; ++i)
-    if (Cache[i].base && !Cache[i].lazy && holds(&Cache[i], k))
+    if (Cache[i].base && !Cache[i].lazy && holds(&Cache[i], k, slots))
       out[n++] = take_kept(i);
   pthread_mutex_unlock(&SplitLock);
   for (int i = 0; i < n; ++i) {
@@ -370,24 +392,29 @@ void hm_split_release(int k) {
   }
 }
 
-/* Whether the kept objects holding kind \p k may keep their pages through
- * a placed request of \p req bytes of it (taken from its budget already):
- * within the budget with them counted, and room on the kind's nodes. */
-static int kept_may_stay(int k, size_t req) {
+void hm_split_make_room(int idx, int k, size_t req) {
   struct kstate *s = &hm_kinds[k];
-  int64_t used = (int64_t)atomic_load_explicit(&s->live, memory_order_relaxed) +
-                 (int64_t)atomic_load_explicit(&hm_split_kept_bytes[k],
-                                               memory_order_relaxed);
+  int64_t live = (int64_t)atomic_load_explicit(&s->live, memory_order_relaxed);
+  /* The kind's budget (the request taken from it already): its kept parts
+   * count against it. */
   uint64_t b = atomic_load_explicit(&s->budget, memory_order_relaxed);
-  if (b && used > (int64_t)b)
-    return 0;
-  int idx = slot_for(k);
-  return idx < 0 || hm_room_for(idx, used, req);
-}
-
-void hm_split_make_room(int k, size_t req) {
-  if (!kept_may_stay(k, req))
-    hm_split_release(k);
+  int64_t kept = (int64_t)atomic_load_explicit(&hm_split_kept_bytes[k],
+                                               memory_order_relaxed);
+  if (b && live + kept > (int64_t)b)
+    release_where(k, 0);
+  /* The slot's nodes: the kept parts of any kind that can be on them. */
+  uint64_t near =
+      atomic_load_explicit(&hm_slot_meets[idx], memory_order_relaxed) &
+      atomic_load_explicit(&hm_split_kept_slots, memory_order_relaxed);
+  if (!near)
+    return;
+  int64_t used = live;
+  for (int j = 0; j < SPLIT_IDX; ++j)
+    if (near >> j & 1)
+      used += (int64_t)atomic_load_explicit(&hm_split_kept_slot_bytes[j],
+                                            memory_order_relaxed);
+  if (!hm_room_for(idx, used, req))
+    release_where(-1, near);
 }
 
 static int same_binding(const struct split_obj *a, const struct split_obj *b,
@@ -568,7 +595,7 @@ static void *split_map(const struct split_code *c, int code, size_t n) {
   if (!reuse(&o, c->n)) {
     for (int i = 0; i < c->n; ++i)
       if (o.placed[i])
-        hm_split_give_back(c->kind[i], o.part[i]);
+        hm_split_give_back(o.slot[i], c->kind[i], o.part[i]);
     o.base = map_fresh(c, &o, size, run);
   }
   if (!o.base || record(&o) != 0) {

@@ -8,6 +8,7 @@
 #define HMPLACE_SPLIT_H
 
 #include "hmplace_internal.h"
+#include "slots.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -25,25 +26,33 @@ int hm_split_decode(int code, int *kinds, unsigned *pcts) HM_HIDDEN;
 int hm_split_whole_kind(int code, size_t n) HM_HIDDEN;
 /* The kind of split \p code's largest share, -1 for no split. */
 int hm_split_largest_kind(int code) HM_HIDDEN;
-/* Kept (freed) split objects holding a placed part of each kind whose
- * pages are not yet lazily freed, and those parts' bytes. */
-extern _Atomic int hm_split_kept[HMPLACE_KIND_COUNT] HM_HIDDEN;
+/* Kept (freed) split objects whose pages are not yet lazily freed: the
+ * kinds and the slots that hold a placed part of one (bit k, bit j), and
+ * those parts' bytes per kind and per slot (split.c). */
+extern _Atomic uint64_t hm_split_kept_kinds HM_HIDDEN;
+extern _Atomic uint64_t hm_split_kept_slots HM_HIDDEN;
 extern _Atomic uint64_t hm_split_kept_bytes[HMPLACE_KIND_COUNT] HM_HIDDEN;
-/* Lazily free (MADV_FREE) the pages of the kept objects that hold a placed
- * part of kind \p k; they stay kept for reuse. */
-void hm_split_release(int k) HM_HIDDEN;
-/* The same where they could hold memory a placed request of \p req bytes
- * of kind \p k needs (split.c says when). */
-void hm_split_make_room(int k, size_t req) HM_HIDDEN;
-/* Before a placed allocation of \p req bytes of kind \p k (a whole block, a
- * split object's part that reuses nothing, a realloc that grows), its bytes
- * already taken from the kind's budget if it has one: kept objects give
- * their pages back to the kernel where the allocation could need them. One
- * relaxed load where none holds k. */
-static inline void hm_split_give_back(int k, size_t req) {
-  if (__builtin_expect(
-          atomic_load_explicit(&hm_split_kept[k], memory_order_relaxed), 0))
-    hm_split_make_room(k, req);
+extern _Atomic uint64_t hm_split_kept_slot_bytes[SPLIT_IDX] HM_HIDDEN;
+/* Lazily free the kept objects' pages where a placed request of \p req
+ * bytes of kind \p k on slot \p idx could need them (split.c says when). */
+void hm_split_make_room(int idx, int k, size_t req) HM_HIDDEN;
+/* Before a placed allocation of \p req bytes of kind \p k on slot \p idx
+ * (a whole block, a split object's part that reuses nothing, a realloc
+ * that grows), its bytes already taken from the kind's budget if it has
+ * one: kept objects give their pages back to the kernel where the
+ * allocation could need them, whatever kind they were placed as (their
+ * pages are their nodes'). Three relaxed loads where none holds the kind
+ * or a slot that meets the slot's nodes. */
+static inline void hm_split_give_back(int idx, int k, size_t req) {
+  uint64_t kinds =
+      atomic_load_explicit(&hm_split_kept_kinds, memory_order_relaxed);
+  uint64_t slots =
+      atomic_load_explicit(&hm_split_kept_slots, memory_order_relaxed);
+  if (__builtin_expect((kinds >> k & 1) ||
+                           (slots & atomic_load_explicit(&hm_slot_meets[idx],
+                                                         memory_order_relaxed)),
+                       0))
+    hm_split_make_room(idx, k, req);
 }
 /* Whether a realloc of split object \p p to \p n bytes keeps it in place:
  * the same pages, or a size too small to split (a new object would go
