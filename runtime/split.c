@@ -96,7 +96,8 @@ size_t hm_split_run(size_t n) { return split_run(n); }
 
 struct split_obj {
   uintptr_t base;  /* 0: a free entry */
-  size_t size;     /* requested */
+  size_t size;     /* requested: the object's shape (runs, parts, reuse) */
+  size_t asked;    /* what the program asks of it now (a realloc in place) */
   uint64_t mapped; /* whole regions */
   int code;
   size_t part[MAX_PARTS];          /* bytes of each part */
@@ -585,7 +586,7 @@ static void *split_map(const struct split_code *c, int code, size_t n) {
   struct split_obj o;
   memset(&o, 0, sizeof o);
   o.code = code;
-  o.size = n;
+  o.size = o.asked = n;
   uint64_t size = ((uint64_t)n + PAGE - 1) & ~(uint64_t)(PAGE - 1);
   size_t run = hm_split_run(n);
   parts_of(c, code, size, run, o.part);
@@ -655,14 +656,23 @@ void hm_split_free(void *p) {
 int hm_split_keeps(const void *p, size_t n) {
   size_t have = hm_split_usable(p);
   size_t pages = ((uint64_t)n + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-  return n && n <= have && (pages == have || !split_splits(n));
+  if (!n || n > have || (pages != have && split_splits(n)))
+    return 0;
+  /* In place: its usable size is the new request's (its shape and pages
+   * stay, for a reuse once it is freed). */
+  pthread_mutex_lock(&SplitLock);
+  struct split_obj *e = find((uintptr_t)p);
+  if (e)
+    e->asked = n;
+  pthread_mutex_unlock(&SplitLock);
+  return 1;
 }
 
 size_t hm_split_usable(const void *p) {
   struct split_obj o;
   if (lookup(p, &o) != 0)
     return 0;
-  return (o.size + PAGE - 1) & ~(size_t)(PAGE - 1);
+  return (o.asked + PAGE - 1) & ~(size_t)(PAGE - 1);
 }
 
 int hm_split_owner(const void *p) {
