@@ -16,6 +16,7 @@
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "room.h"
+#include "room_limit.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,7 +26,6 @@
 #include <unistd.h>
 
 enum { REREAD_NS = 10 * 1000 * 1000 };
-#define MIN_MARGIN ((int64_t)64 << 20)
 
 struct reading {
   _Atomic uint64_t seq; /* odd while being written */
@@ -131,11 +131,9 @@ int hm_room_read(int idx, int64_t used, size_t req) {
     }
     publish(r, now, free, total, used0);
   }
-  int64_t margin = total / 32 > MIN_MARGIN ? total / 32 : MIN_MARGIN;
   /* used - used0 + req <= free - margin, for this request and (the limit)
    * the small ones after it. */
-  int64_t limit = used0 + free - margin;
-  atomic_store_explicit(&hm_room_limit[idx], limit > 0 ? limit : 0,
-                        memory_order_relaxed);
-  return used + (int64_t)req <= limit;
+  int64_t limit = hm_room_limit_of(used0, free, total);
+  atomic_store_explicit(&hm_room_limit[idx], limit, memory_order_relaxed);
+  return limit > 0 && used + (int64_t)req <= limit;
 }
