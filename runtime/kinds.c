@@ -360,6 +360,9 @@ void hm_read_budget_env(void) {
   if (!env)
     return;
   const char *p = env;
+  /* Each kind's item, to say which one a second item of the kind replaces. */
+  const char *given[HMPLACE_KIND_COUNT] = {0};
+  size_t given_len[HMPLACE_KIND_COUNT] = {0};
   while (*p) {
     const char *item = p;
     const char *comma = strchr(p, ',');
@@ -395,6 +398,11 @@ void hm_read_budget_env(void) {
                   "node's budget",
                   (int)len, item);
       }
+      if (given[k])
+        hm_warn("HMPLACE_BUDGET gives %s twice: '%.*s' replaces '%.*s'",
+                hm_kind_names[k], (int)len, item, (int)given_len[k], given[k]);
+      given[k] = item;
+      given_len[k] = len;
       hm_store_budget(k, bytes);
       BudgetFromEnv[k] = 1;
     }

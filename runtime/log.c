@@ -25,12 +25,14 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <numaif.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,6 +88,49 @@ static void say_dropped(void) {
              Rate);
 }
 
+/* HMPLACE_LOG_RATE: lines a second, 1 to UINT_MAX; anything else (a sign,
+ * text, a value past the range) is said, and the default kept. */
+static void read_rate(void) {
+  const char *r = secure_getenv("HMPLACE_LOG_RATE");
+  if (!r || !*r)
+    return;
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(r, &end, 10);
+  if (*r < '0' || *r > '9' || *end || !n)
+    hm_warn("HMPLACE_LOG_RATE='%s' is not a number of lines a second; "
+            "%u a second are logged",
+            r, Rate);
+  else if (errno == ERANGE || n > UINT_MAX)
+    hm_warn("HMPLACE_LOG_RATE='%s' is over %u lines a second; %u a second "
+            "are logged",
+            r, UINT_MAX, Rate);
+  else
+    Rate = (unsigned)n;
+}
+
+/* HMPLACE_LOG_KEPT: 1/0, yes/no, true/false, on/off (any case). */
+static void read_kept(void) {
+  const char *k = secure_getenv("HMPLACE_LOG_KEPT");
+  if (!k || !*k)
+    return;
+  static const char *const On[] = {"1", "yes", "true", "on"}, *const Off[] = {
+                                                                  "0", "no",
+                                                                  "false",
+                                                                  "off"};
+  for (size_t i = 0; i < sizeof On / sizeof *On; ++i) {
+    if (!strcasecmp(k, On[i])) {
+      LogKept = 1;
+      return;
+    }
+    if (!strcasecmp(k, Off[i]))
+      return;
+  }
+  hm_warn("HMPLACE_LOG_KEPT='%s' is neither 1 nor 0 (yes/no, true/false, "
+          "on/off); allocations kept out are not logged one by one",
+          k);
+}
+
 void hm_log_init(void) {
   const char *v = secure_getenv("HMPLACE_LOG");
   if (!v || !*v || !strcmp(v, "0"))
@@ -103,17 +148,8 @@ void hm_log_init(void) {
       LogFd = fd;
     hm_own_free(path);
   }
-  const char *r = secure_getenv("HMPLACE_LOG_RATE");
-  if (r && *r) {
-    char *end;
-    unsigned long n = strtoul(r, &end, 10);
-    if (*end || !n)
-      hm_warn("HMPLACE_LOG_RATE='%s' is not a number of lines a second", r);
-    else
-      Rate = (unsigned)n;
-  }
-  const char *k = secure_getenv("HMPLACE_LOG_KEPT");
-  LogKept = k && *k && strcmp(k, "0");
+  read_rate();
+  read_kept();
   hm_ctx_forget_choice();
   hm_log_on = 1;
   atexit(say_kept);
