@@ -188,18 +188,16 @@ bool writeRewrite(const RewriteOptions &O, RewriteSession &S,
     errs() << "hmrewrite: nothing written (see the errors)\n";
     return false;
   }
-  std::set<std::string> Broken, Unwritable;
+  std::set<std::string> Broken;
   if (Checked)
     Broken = verifyRewrite(S, newContents(S, D), MakeTool, D);
-  bool Written = O.InPlace ? writeInPlace(S, D, Broken, &Unwritable)
+  std::map<std::string, std::string> NotWritten;
+  bool Written = O.InPlace ? writeInPlace(S, D, Broken, &NotWritten, O.Force)
                  : !O.ExportFixes.empty()
                      ? exportFixes(S, O.ExportFixes, D, Broken)
                      : printDiff(S, outs(), D);
-  std::map<std::string, std::string> NotWritten;
   for (const std::string &F : Broken)
     NotWritten[F] = "left as before: the new text would not compile";
-  for (const std::string &F : Unwritable)
-    NotWritten[F] = "left as before: it could not be written";
   errs() << "hmrewrite: " << S.summary(NotWritten) << "\n";
   return Written && Broken.empty();
 }

@@ -22,6 +22,7 @@ namespace hmplace {
 struct RewriteOptions {
   std::string PlanPath;    ///< --plan (empty: only with ListSites)
   bool InPlace = false;    ///< -i
+  bool Force = false;      ///< --force: -i rewrites read-only files too
   std::string ExportFixes; ///< --export-fixes directory
   bool ListSites = false;  ///< --list-sites
   std::string ListOutput;  ///< -o (with --list-sites)

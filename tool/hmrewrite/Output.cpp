@@ -18,6 +18,7 @@
 #include "llvm/Support/YAMLTraits.h"
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <unistd.h>
@@ -204,9 +205,40 @@ static void crashPoint() {
     raise(SIGKILL);
 }
 
+/// Whether \p File (its real path \p Target) may be rewritten in place: not
+/// a read-only file unless \p Force. Says why not.
+static bool mayRewrite(const std::string &File, const std::string &Target,
+                       bool Force, DiagEngine &D) {
+  sys::fs::file_status St;
+  if (Force || sys::fs::status(Target, St))
+    return true;
+  sys::fs::perms P = St.permissions();
+  if (P & sys::fs::all_write)
+    return true;
+  char Mode[8];
+  snprintf(Mode, sizeof Mode, "%04o", unsigned(P) & 07777u);
+  D.report(File, Severity::Error,
+           std::string("read-only (mode ") + Mode +
+               "): left as it is; --force rewrites it, keeping its mode");
+  return false;
+}
+
+/// Says that \p File, of \p Links hard links, was written under its own
+/// name only.
+static void saySplit(const std::string &File, unsigned Links, DiagEngine &D) {
+  D.report(File, Severity::Warning,
+           "had " + std::to_string(Links) +
+               " hard links: this name now has the rewritten text in a file "
+               "of its own, and the other " +
+               (Links == 2 ? std::string("name keeps")
+                           : std::to_string(Links - 1) + " names keep") +
+               " the text as it was");
+}
+
 bool writeInPlace(const RewriteSession &S, DiagEngine &D,
                   const std::set<std::string> &Skip,
-                  std::set<std::string> *NotWritten) {
+                  std::map<std::string, std::string> *NotWritten, bool Force) {
+  std::string Why;
   auto WriteOne = [&](const std::string &File, StringRef New) {
     // Write beside the file, then rename over it: readers and a crash see
     // either the old or the new content, never a mix. A symbolic link
@@ -216,6 +248,14 @@ bool writeInPlace(const RewriteSession &S, DiagEngine &D,
     std::string Target = File;
     if (!sys::fs::real_path(File, Real))
       Target = Real.str().str();
+    Why = "left as before: it could not be written";
+    if (!mayRewrite(File, Target, Force, D)) {
+      Why = "left as before: it is read-only";
+      return false;
+    }
+    sys::fs::file_status Before;
+    unsigned Links =
+        sys::fs::status(Target, Before) ? 1 : Before.getLinkCount();
     SmallString<256> Tmp;
     int FD;
     std::string Model = Target + ".hmrewrite-%%%%%%";
@@ -252,6 +292,8 @@ bool writeInPlace(const RewriteSession &S, DiagEngine &D,
       return false;
     }
     crashPoint();
+    if (Links > 1)
+      saySplit(File, Links, D);
     return true;
   };
   return forEachChangedFile(
@@ -261,7 +303,7 @@ bool writeInPlace(const RewriteSession &S, DiagEngine &D,
         if (WriteOne(File, New))
           return true;
         if (NotWritten)
-          NotWritten->insert(File);
+          (*NotWritten)[File] = Why;
         return false;
       },
       Skip);

@@ -6,6 +6,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -15,12 +16,15 @@ namespace hmplace {
 /// given, relative to the current directory when below it).
 bool printDiff(const RewriteSession &S, llvm::raw_ostream &OS, DiagEngine &D);
 /// Rewrite files in place; each through a temporary file and a rename, so a
-/// failure leaves the original intact.
-/// Files in \p Skip are left as they are; those that cannot be written go
-/// to \p NotWritten.
+/// failure leaves the original intact. A read-only file is left as it is
+/// (an error) unless \p Force; a file of several hard links is written
+/// under the name given, which then has a link of its own (a warning says
+/// so). Files in \p Skip are left as they are; those not written go to
+/// \p NotWritten with why.
 bool writeInPlace(const RewriteSession &S, DiagEngine &D,
                   const std::set<std::string> &Skip = {},
-                  std::set<std::string> *NotWritten = nullptr);
+                  std::map<std::string, std::string> *NotWritten = nullptr,
+                  bool Force = false);
 /// clang-tidy style Diagnostics YAML, one file per edited source, for
 /// clang-apply-replacements.
 bool exportFixes(const RewriteSession &S, llvm::StringRef Dir, DiagEngine &D,

@@ -32,6 +32,11 @@ static cl::opt<std::string, true> PlanPathOpt("plan",
 static cl::opt<bool, true> InPlaceOpt("i", cl::location(Options.InPlace),
                                       cl::desc("Rewrite the files in place"),
                                       cl::cat(Cat));
+static cl::opt<bool, true>
+    ForceOpt("force", cl::location(Options.Force),
+             cl::desc("With -i: rewrite read-only files too (their mode "
+                      "kept); without it they are left as they are"),
+             cl::cat(Cat));
 static cl::opt<std::string, true>
     ExportFixesOpt("export-fixes", cl::location(Options.ExportFixes),
                    cl::desc("Write the edits as clang-tidy YAML into this "
