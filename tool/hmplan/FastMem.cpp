@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FastMem.h"
+#include "plan/BoundedRead.h"
 
 #include "plan/Plan.h"
 #include "plan/SiteKey.h"
@@ -377,13 +378,14 @@ public:
   Scanner(DiagEngine &D) : D(D) {}
 
   bool addFile(const std::string &Path) {
-    auto Buf = MemoryBuffer::getFile(Path);
+    std::string Err;
+    std::unique_ptr<MemoryBuffer> Buf =
+        readBounded(Path, InputKind::Source, Err);
     if (!Buf) {
-      D.report(Path, Severity::Error,
-               "cannot read: " + Buf.getError().message());
+      D.report(Path, Severity::Error, "cannot read: " + Err);
       return false;
     }
-    StringRef Src = (*Buf)->getBuffer();
+    StringRef Src = Buf->getBuffer();
     bool Fixed = isFixedForm(Path);
     unsigned Id = D.addBuffer(MemoryBuffer::getMemBufferCopy(Src, Path));
     unsigned FileIdx = Files.size();

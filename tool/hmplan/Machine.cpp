@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "Machine.h"
 #include "Tiers.h"
+#include "plan/BoundedRead.h"
 #include "plan/Kinds.h"
 #include "plan/YamlTree.h"
 
@@ -144,14 +145,15 @@ uint64_t detectLLC(std::string &Source) {
 }
 
 bool readMachineFile(StringRef Path, MachineFile &M, DiagEngine &D) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path);
+  std::string Why;
+  std::unique_ptr<MemoryBuffer> Buf =
+      readBounded(Path, InputKind::Machine, Why);
   if (!Buf) {
     D.report(Path, Severity::Error,
-             "cannot read the machine description: " +
-                 Buf.getError().message());
+             "cannot read the machine description: " + Why);
     return false;
   }
-  unsigned Id = D.addBuffer(std::move(*Buf));
+  unsigned Id = D.addBuffer(std::move(Buf));
   YamlNode Root;
   SMLoc ErrLoc;
   std::string Err;

@@ -14,6 +14,7 @@
 #include "RawProfile.h"
 #include "RawStacks.h"
 #include "plan/AllocFns.h"
+#include "plan/BoundedRead.h"
 #include "plan/SiteKey.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -366,12 +367,12 @@ std::string readProfile(const std::string &Path, StringRef Binary,
                         StringRef BinaryId, const FunctionIndex &Index,
                         RawStacks &Stacks, const MissProfile *Miss,
                         ProfileMisses &Misses, Collected &C) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFile(Path, /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
+  std::string Err;
+  std::unique_ptr<MemoryBuffer> Buf =
+      readBounded(Path, InputKind::Profile, Err, /*NullTerminated=*/false);
   if (!Buf)
-    return "cannot read the profile: " + Buf.getError().message();
-  StringRef Data = (*Buf)->getBuffer();
+    return "cannot read the profile: " + Err;
+  StringRef Data = Buf->getBuffer();
   if (Data.empty())
     return "the profile is empty (did the program exit normally? MemProf "
            "writes its profile at exit)";
@@ -393,7 +394,7 @@ std::string readProfile(const std::string &Path, StringRef Binary,
     std::map<uint64_t, std::string> Keys = Stacks.add(Facts, BinaryId);
     if (Miss)
       keyMisses(*Miss, Keys, Misses, C);
-  } else if (!IndexedInstrProfReader::hasFormat(**Buf)) {
+  } else if (!IndexedInstrProfReader::hasFormat(*Buf)) {
     return "not a MemProf profile: neither raw (as the program writes it) "
            "nor indexed (as llvm-profdata merge writes it)";
   }
@@ -494,14 +495,14 @@ std::string absolute(StringRef Path) {
 
 /// Parse the misses file \p Path into \p Out (false: reported).
 bool readMissFile(StringRef Path, MissProfile &Out, DiagEngine &D) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  std::string Err;
+  std::unique_ptr<MemoryBuffer> Buf =
+      readBounded(Path, InputKind::Profile, Err, /*NullTerminated=*/false);
   if (!Buf) {
-    D.report(Path, Severity::Error,
-             "cannot read the misses file: " + Buf.getError().message());
+    D.report(Path, Severity::Error, "cannot read the misses file: " + Err);
     return false;
   }
-  return parseMissFile(Path, (*Buf)->getBuffer(), Out, D);
+  return parseMissFile(Path, Buf->getBuffer(), Out, D);
 }
 
 /// Whether the file \p Path starts like a misses file.

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Reports.h"
+#include "plan/BoundedRead.h"
 
 #include "plan/Plan.h"
 
@@ -80,12 +81,13 @@ unsigned summarizeReports(const std::vector<std::string> &Files, DiagEngine &D,
   std::vector<Row> Rows;
   unsigned Read = 0;
   for (const std::string &F : Files) {
-    auto Buf = MemoryBuffer::getFile(F);
+    std::string Err;
+    std::unique_ptr<MemoryBuffer> Buf = readBounded(F, InputKind::Report, Err);
     if (!Buf) {
-      D.report(F, Severity::Error, "cannot read: " + Buf.getError().message());
+      D.report(F, Severity::Error, "cannot read: " + Err);
       continue;
     }
-    Expected<json::Value> V = json::parse((*Buf)->getBuffer());
+    Expected<json::Value> V = json::parse(Buf->getBuffer());
     if (!V) {
       D.report(F, Severity::Error,
                "not a HmPlace JSON report: " + toString(V.takeError()));

@@ -7,6 +7,7 @@
 // in one run.
 //
 //===----------------------------------------------------------------------===//
+#include "plan/BoundedRead.h"
 #include "plan/Plan.h"
 #include "plan/SourceTokens.h"
 #include "plan/Split.h"
@@ -973,14 +974,14 @@ std::unique_ptr<Plan> parsePlan(std::unique_ptr<MemoryBuffer> Buf,
 }
 
 std::unique_ptr<Plan> loadPlan(StringRef Path, DiagEngine &D) {
-  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                   /*RequiresNullTerminator=*/false);
+  std::string Err;
+  std::unique_ptr<MemoryBuffer> Buf =
+      readBounded(Path, InputKind::Plan, Err, /*NullTerminated=*/false);
   if (!Buf) {
-    D.report(Path, Severity::Error,
-             "cannot read plan: " + Buf.getError().message());
+    D.report(Path, Severity::Error, "cannot read plan: " + Err);
     return nullptr;
   }
-  return parsePlan(std::move(*Buf), D);
+  return parsePlan(std::move(Buf), D);
 }
 
 bool mergeMemoryDefinitions(Plan &P, const Plan &Defs, DiagEngine &D) {
