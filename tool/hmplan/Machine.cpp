@@ -80,6 +80,17 @@ unsigned instances(const std::string &Root, unsigned Level) {
 
 /// One tier of a machine description: a tier the advisor knows, once, with
 /// a finite bandwidth and a capacity above 0.
+/// A key of a machine description none of \p Known names: a warning at it.
+void warnUnknownKey(const YamlNode &Key, std::vector<std::string> Known,
+                    const std::string &Where, DiagEngine &D) {
+  std::string Near = closestName(Key.Text, Known);
+  D.report(Key.Loc, Severity::Warning,
+           "unknown key '" + Key.Text + "' in " + Where + ", ignored" +
+               (Near.empty()
+                    ? std::string(" (expected ") + join(Known, ", ") + ")"
+                    : " (did you mean '" + Near + "'?)"));
+}
+
 bool readMachineTier(const YamlPair &T,
                      std::map<TierRole, const YamlPair *> &Seen, MachineFile &M,
                      DiagEngine &D) {
@@ -114,12 +125,68 @@ bool readMachineTier(const YamlPair &T,
         Problem = "a capacity of 0";
       else if (C)
         M.Capacity[T.Key.Text] = *C;
-    }
+    } else if (F.Key.Text != "nodes")
+      warnUnknownKey(F.Key, {"bandwidth", "capacity", "nodes"},
+                     "tier '" + T.Key.Text + "'", D);
     if (!Problem.empty()) {
       D.report(F.Value.Loc, Severity::Error, Problem);
       OK = false;
     }
   }
+  return OK;
+}
+
+/// The top level's `machine:` line, the format's version: 1, or said.
+bool checkVersion(const YamlNode &Root, DiagEngine &D) {
+  for (const YamlPair &P : Root.Pairs)
+    if (P.Key.Text == "machine") {
+      if (P.Value.isScalar() && P.Value.Text == "1")
+        return true;
+      D.report(P.Value.Loc.isValid() ? P.Value.Loc : P.Key.Loc, Severity::Error,
+               "machine description version '" + P.Value.Text +
+                   "' is not one this hmplan reads (1)");
+      return false;
+    }
+  D.report(Root.Loc, Severity::Warning,
+           "no 'machine: 1' line: read as a machine description of version "
+           "1 (hmplan probe writes the line)");
+  return true;
+}
+
+/// The `nodes:` list hmplan probe writes (what advise does not use, checked
+/// all the same: a value it cannot read is an error at its place).
+bool checkNodes(const YamlNode &Nodes, DiagEngine &D) {
+  if (!Nodes.isSeq()) {
+    D.report(Nodes.Loc, Severity::Error, "'nodes' is not a list");
+    return false;
+  }
+  bool OK = true;
+  for (const YamlNode &N : Nodes.Items)
+    for (const YamlPair &F : N.Pairs) {
+      std::string Problem;
+      unsigned long long Id;
+      double Rate;
+      if (F.Key.Text == "node") {
+        if (getAsUnsignedInteger(F.Value.Text, 10, Id))
+          Problem = "'" + F.Value.Text + "' is not a node number";
+      } else if (F.Key.Text == "capacity") {
+        parseSize(F.Value.Text, Problem);
+      } else if (F.Key.Text == "bandwidth" ||
+                 F.Key.Text == "hmat-read-bandwidth") {
+        Problem = parseRate(F.Value.Text, Rate);
+      } else {
+        warnUnknownKey(F.Key,
+                       {"node", "cpus", "capacity", "bandwidth",
+                        "measured-from", "hmat-read-bandwidth", "memkind",
+                        "tier"},
+                       "a node", D);
+      }
+      if (!Problem.empty()) {
+        D.report(F.Value.Loc.isValid() ? F.Value.Loc : F.Key.Loc,
+                 Severity::Error, Problem);
+        OK = false;
+      }
+    }
   return OK;
 }
 
@@ -171,7 +238,14 @@ bool readMachineFile(StringRef Path, MachineFile &M, DiagEngine &D) {
              "writes one)");
     return false;
   }
-  bool OK = true;
+  bool OK = checkVersion(Root, D);
+  for (const YamlPair &P : Root.Pairs)
+    if (P.Key.Text == "nodes")
+      OK &= checkNodes(P.Value, D);
+    else if (P.Key.Text != "tiers" && P.Key.Text != "machine" &&
+             P.Key.Text != "host")
+      warnUnknownKey(P.Key, {"machine", "host", "nodes", "tiers"},
+                     "the machine description", D);
   std::map<TierRole, const YamlPair *> Seen;
   for (const YamlPair &T : Tiers->Pairs)
     OK &= readMachineTier(T, Seen, M, D);

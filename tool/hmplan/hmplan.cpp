@@ -570,9 +570,25 @@ static bool dumpModel(const KnapModel &M, DiagEngine &D) {
   return true;
 }
 
+/// Whether \p Opt was given with an empty value (`--bandwidth ""`, as an
+/// unset shell variable gives it): an error, not the default.
+static bool givenEmpty(const cl::opt<std::string> &Opt, StringRef Expected,
+                       DiagEngine &D) {
+  if (!Opt.getNumOccurrences() || !Opt.empty())
+    return false;
+  D.report(Severity::Error,
+           "--" + Opt.ArgStr.str() + " is empty; expected " + Expected.str());
+  return true;
+}
+
 /// The machine: LLC, bandwidths and capacities from --llc, --bandwidth,
 /// --machine (a `hmplan probe` file) and sysfs.
 static bool machineOptions(AdviseOptions &O, DiagEngine &D) {
+  if (givenEmpty(AdviseMachine, "a file from hmplan probe", D) |
+      givenEmpty(AdviseBandwidth, "hbm=RATE,ddr=RATE", D) |
+      givenEmpty(AdviseCapacity, "hbm=SIZE[,ddr=SIZE]...", D) |
+      givenEmpty(AdviseLLC, "a size", D))
+    return false;
   if (!AdviseMachine.empty()) {
     MachineFile M;
     if (!readMachineFile(AdviseMachine, M, D))
