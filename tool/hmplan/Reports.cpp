@@ -32,9 +32,21 @@ struct Row {
 };
 } // namespace
 
-static uint64_t num(const json::Object &O, StringRef K) {
-  if (std::optional<int64_t> V = O.getInteger(K))
-    return *V < 0 ? 0 : uint64_t(*V);
+/// Field \p K of \p O, a count (0 where the report has none); a value that
+/// is no count (negative, fractional, text) is said in \p Problem.
+static uint64_t num(const json::Object &O, StringRef K, std::string &Problem) {
+  const json::Value *V = O.get(K);
+  if (!V)
+    return 0;
+  std::optional<int64_t> I = V->getAsInteger();
+  if (I && *I >= 0)
+    return uint64_t(*I);
+  if (std::optional<uint64_t> U = V->getAsUINT64())
+    return *U;
+  std::string Text;
+  raw_string_ostream(Text) << *V;
+  if (Problem.empty())
+    Problem = "\"" + K.str() + "\" is " + Text + ", not a count";
   return 0;
 }
 
@@ -100,30 +112,45 @@ unsigned summarizeReports(const std::vector<std::string> &Files, DiagEngine &D,
                "not a HmPlace JSON report: no \"kinds\" list");
       continue;
     }
-    ++Read;
+    std::vector<Row> FileRows;
+    std::string Problem;
     for (const json::Value &KV : *Kinds) {
       const json::Object *K = KV.getAsObject();
-      if (!K)
-        continue;
+      if (!K) {
+        Problem = "an entry of \"kinds\" is not an object";
+        break;
+      }
       Row R;
       R.Rank = Top->getInteger("rank").value_or(-1);
       R.RanksOnNode = Top->getInteger("ranks_on_node").value_or(-1);
       R.Kind = K->getString("kind").value_or("?").str();
-      R.Allocs = num(*K, "allocs");
-      R.Bytes = num(*K, "bytes");
-      R.Peak = num(*K, "peak_live");
-      R.Budget = num(*K, "budget");
-      R.Fallbacks = num(*K, "fallbacks");
+      R.Allocs = num(*K, "allocs", Problem);
+      R.Bytes = num(*K, "bytes", Problem);
+      R.Peak = num(*K, "peak_live", Problem);
+      R.Budget = num(*K, "budget", Problem);
+      R.Fallbacks = num(*K, "fallbacks", Problem);
       if (const json::Object *P = K->getObject("pages_by_node"))
         for (const auto &[Node, N] : *P) {
           int Id;
-          if (!to_integer(StringRef(Node), Id, 10))
+          if (!to_integer(StringRef(Node), Id, 10) || Id < 0) {
+            Problem = "\"pages_by_node\" names node '" + Node.str() + "'";
             continue;
-          if (std::optional<int64_t> C = N.getAsInteger())
-            R.Pages[Id] += uint64_t(*C);
+          }
+          R.Pages[Id] += num(*P, Node, Problem);
         }
-      Rows.push_back(std::move(R));
+      if (!Problem.empty()) {
+        Problem = "kind " + R.Kind + ": " + Problem;
+        break;
+      }
+      FileRows.push_back(std::move(R));
     }
+    if (!Problem.empty()) {
+      D.report(F, Severity::Error,
+               "not a HmPlace JSON report: " + Problem + "; left out");
+      continue;
+    }
+    ++Read;
+    Rows.insert(Rows.end(), FileRows.begin(), FileRows.end());
   }
   llvm::sort(Rows, [](const Row &A, const Row &B) {
     return std::tie(A.Rank, A.Kind) < std::tie(B.Rank, B.Kind);
