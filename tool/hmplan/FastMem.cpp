@@ -386,6 +386,14 @@ public:
       return false;
     }
     StringRef Src = Buf->getBuffer();
+    // A source is text: a NUL byte says it is not (an object file, an
+    // archive given by mistake would otherwise scan to no directive).
+    if (size_t Nul = Src.find('\0'); Nul != StringRef::npos) {
+      D.report(Path, Severity::Error,
+               "not a Fortran source: a NUL byte at offset " +
+                   std::to_string(Nul) + " (a binary file?)");
+      return false;
+    }
     bool Fixed = isFixedForm(Path);
     unsigned Id = D.addBuffer(MemoryBuffer::getMemBufferCopy(Src, Path));
     unsigned FileIdx = Files.size();
