@@ -269,6 +269,11 @@ private:
   SMLoc loc(const YamlNode &N) {
     return N.Loc.isValid() ? N.Loc : D.locAt(BufID, 0, 0);
   }
+  /// Where a pair's value is, or its key where the value is left empty
+  /// (`hbm: ,` has no value to point at).
+  SMLoc valueLoc(const YamlPair &Pair) {
+    return Pair.Value.Loc.isValid() ? Pair.Value.Loc : loc(Pair.Key);
+  }
 
   /// Scalar text of \p N, or an error naming \p What.
   std::optional<std::string> scalar(const YamlNode &N, SMLoc Fallback,
@@ -573,7 +578,7 @@ private:
     for (const YamlPair &Pair : V.Pairs) {
       std::optional<std::string> K = scalar(Pair.Key, loc(Pair.Key), "a frame");
       std::optional<std::string> T =
-          scalar(Pair.Value, loc(Pair.Value), "a token");
+          scalar(Pair.Value, valueLoc(Pair), "a token");
       if (!K || !T)
         continue;
       std::string Err;
@@ -582,9 +587,9 @@ private:
         continue;
       }
       if (!isTokenText(*T)) {
-        error(loc(Pair.Value), "'" + *T +
-                                   "' is not a token: a call's token, '#' "
-                                   "and 8 hex digits ('malloc#1a2b3c4d')");
+        error(valueLoc(Pair), "'" + *T +
+                                  "' is not a token: a call's token, '#' "
+                                  "and 8 hex digits ('malloc#1a2b3c4d')");
         continue;
       }
       ByFrame[*K] = {*T, loc(Pair.Key)};
@@ -611,7 +616,8 @@ private:
       SMLoc KL = loc(Pair.Key);
       std::optional<std::string> Name = scalar(Pair.Key, KL, "a share's kind");
       std::optional<std::string> Pct =
-          scalar(Pair.Value, loc(Pair.Value), "a share");
+          scalar(Pair.Value, valueLoc(Pair),
+                 "the share of '" + (Name ? *Name : Pair.Key.Text) + "'");
       if (!Name || !Pct) {
         OK = false;
         continue;
@@ -625,7 +631,7 @@ private:
       Part.Spelling = One.Spelling;
       std::string Err = parsePercent(*Pct, Part.Percent);
       if (!Err.empty()) {
-        error(loc(Pair.Value), Err);
+        error(valueLoc(Pair), Err);
         OK = false;
         continue;
       }
