@@ -103,6 +103,43 @@ static int in_list(const char *list, int id) {
   return 0;
 }
 
+/* Whether \p list is a node list ("1", "0-1,4"): numbers and rising
+ * ranges, separated by commas. */
+static int valid_list(const char *list) {
+  const char *p = list;
+  for (;;) {
+    char *end;
+    if (*p < '0' || *p > '9')
+      return 0;
+    long a = strtol(p, &end, 10), b = a;
+    if (*end == '-') {
+      if (end[1] < '0' || end[1] > '9')
+        return 0;
+      b = strtol(end + 1, &end, 10);
+    }
+    if (b < a)
+      return 0;
+    if (!*end)
+      return 1;
+    if (*end != ',')
+      return 0;
+    p = end + 1;
+  }
+}
+
+/* memkind's variables that name the HBM nodes: values memkind would not
+ * take stop the probe (it would name the tiers by them). */
+static void check_memkind_env(void) {
+  const char *nodes = getenv("MEMKIND_HBW_NODES");
+  if (nodes && *nodes && !valid_list(nodes))
+    die("MEMKIND_HBW_NODES='%s' is not a list of nodes (e.g. 1 or 2-3,6)",
+        nodes);
+  const char *th = getenv("MEMKIND_HBW_THRESHOLD");
+  char *end;
+  if (th && *th && (strtod(th, &end) <= 0 || *end))
+    die("MEMKIND_HBW_THRESHOLD='%s' is not a bandwidth in MB/s", th);
+}
+
 static unsigned long long meminfo(int id, const char *key) {
   char path[512], line[256];
   snprintf(path, sizeof path, "%s/devices/system/node/node%d/meminfo", Root,
@@ -603,6 +640,7 @@ int main(int argc, char **argv) {
   if (root && *root)
     Root = root;
   read_options(argc, argv, &o);
+  check_memkind_env();
   const char *online = read_sys("/devices/system/node/online");
   if (!online)
     die("%s: no NUMA nodes in sysfs (/devices/system/node/online)", Root);
