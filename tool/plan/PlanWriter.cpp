@@ -15,9 +15,30 @@ using namespace llvm;
 
 namespace hmplace {
 
+/// The length of the UTF-8 sequence at \p S[I] if it is a character YAML
+/// does not take as printable (a C1 control other than NEL, U+2028, U+2029,
+/// U+FEFF, U+FFFE, U+FFFF), with its code point in \p CP; 0 otherwise.
+static size_t unprintableAt(StringRef S, size_t I, unsigned &CP) {
+  auto At = [&](size_t J) { return J < S.size() ? (unsigned char)S[J] : 0u; };
+  unsigned B0 = At(I), B1 = At(I + 1), B2 = At(I + 2);
+  if (B0 == 0xC2 && B1 >= 0x80 && B1 <= 0x9F && B1 != 0x85) {
+    CP = B1;
+    return 2;
+  }
+  if ((B0 == 0xE2 && B1 == 0x80 && (B2 == 0xA8 || B2 == 0xA9)) ||
+      (B0 == 0xEF && B1 == 0xBB && B2 == 0xBF) ||
+      (B0 == 0xEF && B1 == 0xBF && (B2 == 0xBE || B2 == 0xBF))) {
+    CP = ((B0 & 0x0F) << 12) | ((B1 & 0x3F) << 6) | (B2 & 0x3F);
+    return 3;
+  }
+  return 0;
+}
+
 /// Quote \p S unless it is made only of characters that read back as the same
 /// plain scalar in block and flow context alike (yaml-cpp is stricter than
 /// the YAML spec about indicators inside flow sequences, so stay narrow).
+/// Characters YAML does not print are escaped (`\u0080`), so that what is
+/// written reads back as it was.
 static std::string yamlScalar(StringRef S) {
   auto Safe = [](unsigned char C) {
     return isAlnum(C) || C >= 0x80 || StringRef("_-./+").contains(C);
@@ -25,19 +46,26 @@ static std::string yamlScalar(StringRef S) {
   bool Plain = !S.empty() && S != "~" && !S.equals_insensitive("null") &&
                (isAlnum(S.front()) || S.front() == '_' || S.front() == '/' ||
                 S.front() == '.' || (unsigned char)S.front() >= 0x80);
+  unsigned CP;
   for (size_t I = 0; Plain && I < S.size(); ++I) {
     unsigned char C = S[I];
     // ':' is safe only between non-space characters (file:line:col).
     if (C == ':')
       Plain = I + 1 < S.size() && Safe(S[I + 1]);
     else
-      Plain = Safe(C);
+      Plain = Safe(C) && !unprintableAt(S, I, CP);
   }
   if (Plain)
     return S.str();
   std::string Q = "\"";
-  for (unsigned char C : S) {
-    if (C == '"' || C == '\\') {
+  for (size_t I = 0; I < S.size(); ++I) {
+    unsigned char C = S[I];
+    if (size_t Len = unprintableAt(S, I, CP)) {
+      Q += "\\u";
+      for (int Shift = 12; Shift >= 0; Shift -= 4)
+        Q += hexdigit((CP >> Shift) & 15, true);
+      I += Len - 1;
+    } else if (C == '"' || C == '\\') {
       Q += '\\';
       Q += char(C);
     } else if (C == '\n') {
