@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "MemProfile.h"
 #include "FunctionIndex.h"
+#include "IndexedLayout.h"
 #include "IndexedProfile.h"
 #include "RawProfile.h"
 #include "RawStacks.h"
@@ -403,6 +404,9 @@ std::string readProfile(const std::string &Path, StringRef Binary,
       LLVM_VERSION_MAJOR, IndexedInstrProf::ProfVersion::CurrentVersion,
       memprof::MinimumSupportedVersion, memprof::MaximumSupportedVersion};
   if (!Raw && !fitIndexedProfile(Data, ThisLLVM, Patched, Why))
+    return Why;
+  // Everything LLVM's reader reads on opening it, in the file.
+  if (!Raw && !checkIndexedLayout(Data, Why))
     return Why;
   // LLVM's readers trust the file past its header (an indexed profile cut
   // short crashes them): a crash there is a corrupt profile, not ours.

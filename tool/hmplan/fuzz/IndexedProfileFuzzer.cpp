@@ -5,12 +5,14 @@
 /// versions 0 and 1 in an indexed profile (IndexedProfile.h), which LLVM
 /// 22's reader no longer reads, and to fitIndexedProfile, which rewrites
 /// headers (version 4's memory profile as 3's) for LLVM 19's and 22's
-/// readers. Neither may read outside the input; each says why when it
+/// readers, and to checkIndexedLayout (IndexedLayout.h). None may read
+/// outside the input; each says why when it
 /// refuses (and only then); what the reader hands out is read whole (ASan
 /// checks the frames' and fields' memory); a rewritten profile keeps the
 /// input's length.
 ///
 //===----------------------------------------------------------------------===//
+#include "IndexedLayout.h"
 #include "IndexedProfile.h"
 
 #include <cstdlib>
@@ -36,6 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       Why);
   if (OK != Why.empty())
     abort(); // refused without saying why, or accepted with a reason
+  std::string Corrupt;
+  if (checkIndexedLayout(Copy, Corrupt) != Corrupt.empty())
+    abort();
   for (IndexedReader Reader :
        {IndexedReader{19, 12, 0, 3}, IndexedReader{22, 13, 2, 4}}) {
     std::string Patched, Refused;

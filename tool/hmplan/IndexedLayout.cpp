@@ -1,0 +1,192 @@
+//===- IndexedLayout.cpp - an indexed profile checked before LLVM reads it ===//
+//
+// The layout (LLVM 19's and 22's IndexedInstrProfReader::readHeader and
+// IndexedMemProfReader::deserialize): a header of 5 to 9 words by version;
+// from version 4 a summary (field and entry counts, 8 bytes a field, 24 an
+// entry), two with the context-sensitive variant; the counts' on-disk hash
+// table (bucket and entry counts, then a word per bucket) at HashOffset;
+// with the memory profile variant, at MemProfOffset its version (version 0
+// none), its offsets, (version 4) its summary, its schema (a count and a
+// word per field) and its tables; from version 9 the binary ids (a length,
+// then the ids), from 12 the virtual table names (a length, then the
+// names).
+//
+//===----------------------------------------------------------------------===//
+#include "IndexedLayout.h"
+
+#include "llvm/Support/Endian.h"
+
+#include <cstdint>
+
+using namespace llvm;
+
+namespace hmplace {
+
+namespace {
+constexpr uint64_t CSVariant = 1ULL << 57, MemProfVariant = 1ULL << 62;
+
+/// The profile's bytes, and the first problem found in them.
+struct Layout {
+  StringRef Data;
+  std::string &Why;
+
+  bool fail(const std::string &What) {
+    if (Why.empty())
+      Why = "it is corrupt or cut short: " + What + " (the file has " +
+            std::to_string(Data.size()) + " bytes)";
+    return false;
+  }
+  /// Whether \p N bytes from \p At are in the file.
+  bool has(uint64_t At, uint64_t N) const {
+    return At <= Data.size() && N <= Data.size() - At;
+  }
+  uint64_t word(uint64_t At) const {
+    return support::endian::read64le(Data.data() + At);
+  }
+  /// The word at \p At, or a failure naming \p What.
+  bool word(uint64_t At, uint64_t &Out, const std::string &What) {
+    if (!has(At, 8))
+      return fail(What + " at byte " + std::to_string(At) + " is past the end");
+    Out = word(At);
+    return true;
+  }
+
+  bool summary(uint64_t &At, const char *Which);
+  bool table(uint64_t At, const std::string &What);
+  bool lengthAt(uint64_t At, const std::string &What);
+  bool memProf(uint64_t At);
+  bool schema(uint64_t &At);
+};
+
+/// The header's size for \p Version (IndexedInstrProf::Header::size()).
+uint64_t headerSize(uint64_t Version) {
+  if (Version >= 12)
+    return 9 * 8;
+  if (Version >= 10)
+    return 8 * 8;
+  if (Version == 9)
+    return 7 * 8;
+  if (Version == 8)
+    return 6 * 8;
+  return 5 * 8;
+}
+
+bool Layout::summary(uint64_t &At, const char *Which) {
+  uint64_t Fields, Entries;
+  if (!word(At, Fields, std::string(Which) + "'s field count") ||
+      !word(At + 8, Entries, std::string(Which) + "'s entry count"))
+    return false;
+  uint64_t Room = Data.size() - At - 16;
+  if (Fields > Room / 8 || Entries > (Room - 8 * Fields) / 24)
+    return fail(std::string(Which) + " of " + std::to_string(Fields) +
+                " fields and " + std::to_string(Entries) +
+                " entries runs past the end");
+  At += 16 + 8 * Fields + 24 * Entries;
+  return true;
+}
+
+bool Layout::table(uint64_t At, const std::string &What) {
+  uint64_t Buckets, Entries;
+  if (!word(At, Buckets, What + "'s bucket count") ||
+      !word(At + 8, Entries, What + "'s entry count"))
+    return false;
+  if (Buckets == 0 || (Buckets & (Buckets - 1)) ||
+      Buckets > (Data.size() - At - 16) / 8)
+    return fail(What + "'s " + std::to_string(Buckets) +
+                " buckets are no power of two within the file");
+  for (uint64_t B = 0; B < Buckets; ++B) {
+    uint64_t Off = word(At + 16 + 8 * B);
+    if (Off && !has(Off, 2))
+      return fail(What + "'s bucket " + std::to_string(B) +
+                  " begins past the end");
+  }
+  if (Entries > Data.size())
+    return fail(What + " claims " + std::to_string(Entries) + " entries");
+  return true;
+}
+
+bool Layout::lengthAt(uint64_t At, const std::string &What) {
+  uint64_t Len;
+  if (!word(At, Len, What + "'s length"))
+    return false;
+  if (!has(At + 8, Len))
+    return fail(What + " of " + std::to_string(Len) +
+                " bytes runs past the end");
+  return true;
+}
+
+bool Layout::schema(uint64_t &At) {
+  uint64_t Count;
+  if (!word(At, Count, "the memory profile's schema"))
+    return false;
+  if (Count > (Data.size() - At - 8) / 8)
+    return fail("the memory profile's schema of " + std::to_string(Count) +
+                " fields runs past the end");
+  At += 8 + 8 * Count;
+  return true;
+}
+
+bool Layout::memProf(uint64_t At) {
+  uint64_t First;
+  if (!word(At, First, "the memory profile's version"))
+    return false;
+  // Version 0 has no version word: its first is an offset, at least 24.
+  uint64_t Version = First >= 24 ? 0 : First;
+  if (Version > 4)
+    return fail("the memory profile's version is " + std::to_string(Version));
+  // The offsets after the version: 0 and 1 three (0's first is the version
+  // word itself), 2 five, 3 three, 4 four.
+  static const unsigned Offsets[] = {2, 3, 5, 3, 4};
+  uint64_t Cur = At + 8;
+  for (unsigned I = 0; I < Offsets[Version]; ++I, Cur += 8) {
+    uint64_t Off;
+    if (!word(Cur, Off, "a memory profile offset"))
+      return false;
+    if (Off > Data.size())
+      return fail("a memory profile offset (" + std::to_string(Off) +
+                  ") is past the end");
+  }
+  if (Version == 4) { // its summary: a 32-bit count, then the fields
+    if (!has(Cur, 4))
+      return fail("the memory profile's summary is past the end");
+    uint64_t Fields = support::endian::read32le(Data.data() + Cur);
+    if (Fields > (Data.size() - Cur - 4) / 8)
+      return fail("the memory profile's summary runs past the end");
+    Cur += 4 + 8 * Fields;
+  }
+  if (!schema(Cur))
+    return false;
+  // The record table's header: in versions 0-2 the first offset, in 3 and 4
+  // the third.
+  uint64_t Records = Version == 0 ? First : word(At + (Version <= 2 ? 8 : 24));
+  return table(Records, "the memory profile's record table");
+}
+
+} // namespace
+
+bool checkIndexedLayout(StringRef Data, std::string &Why) {
+  Layout L{Data, Why};
+  if (!L.has(0, 16))
+    return L.fail("no header");
+  uint64_t Word = L.word(8), Version = Word & 0xffffffffu;
+  uint64_t At = headerSize(Version);
+  if (!L.has(0, At))
+    return L.fail("its header (version " + std::to_string(Version) + ", " +
+                  std::to_string(At) + " bytes) is past the end");
+  if (Version >= 4 && !L.summary(At, "the summary"))
+    return false;
+  if (Version >= 4 && (Word & CSVariant) &&
+      !L.summary(At, "the context-sensitive summary"))
+    return false;
+  if (!L.table(L.word(32), "the counts' hash table"))
+    return false;
+  if (Version >= 8 && (Word & MemProfVariant) && !L.memProf(L.word(40)))
+    return false;
+  if (Version >= 9 && !L.lengthAt(L.word(48), "the binary ids"))
+    return false;
+  if (Version >= 12 && !L.lengthAt(L.word(64), "the virtual table names"))
+    return false;
+  return true;
+}
+
+} // namespace hmplace
