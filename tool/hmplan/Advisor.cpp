@@ -340,8 +340,9 @@ std::set<const Item *> chooseFast(const std::vector<Item> &Items,
                        ? "; both tiers serve it at once (bandwidth model)"
                        : "; " + Fast + " holds no more of it while it lives");
     } else if (I->U->Usable > Cap) {
-      CD.Reason = "kept: " + Gain + ", but its " + humanSize(I->U->Usable) +
-                  " exceed the " + Fast + " capacity, " + humanSize(Cap) +
+      auto [Its, Capacity] = humanSizes(I->U->Usable, Cap);
+      CD.Reason = "kept: " + Gain + ", but its " + Its + " exceed the " + Fast +
+                  " capacity, " + Capacity +
                   (split_splits(I->U->Sum.objectBytes())
                        ? ""
                        : " (its objects are too small to split)");

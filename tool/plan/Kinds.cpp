@@ -202,4 +202,11 @@ std::string humanSize(uint64_t Bytes) {
   return Buf;
 }
 
+std::pair<std::string, std::string> humanSizes(uint64_t A, uint64_t B) {
+  std::string HA = humanSize(A), HB = humanSize(B);
+  if (HA != HB || A == B)
+    return {HA, HB};
+  return {std::to_string(A) + " bytes", std::to_string(B) + " bytes"};
+}
+
 } // namespace hmplace

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hmplace {
@@ -64,6 +65,9 @@ std::optional<uint64_t> parseSize(llvm::StringRef Text, std::string &Err);
 std::string formatSize(uint64_t Bytes);
 /// A rounded human spelling for tables: `16.0 GiB`, `1.5 MiB`, `512 B`.
 std::string humanSize(uint64_t Bytes);
+/// \p A and \p B for a comparison ("its 5.2 MiB exceed 4.0 MiB"): as
+/// humanSize, or in bytes where the two would read alike.
+std::pair<std::string, std::string> humanSizes(uint64_t A, uint64_t B);
 
 } // namespace hmplace
 
