@@ -135,12 +135,13 @@ bool isFortranModule(const Module &M) {
 
 /// Report a diagnostic of the pass. flang 19 installs a diagnostic handler
 /// that drops a plugin's diagnostics, errors included, and the compile then
-/// succeeds; clang shows them and fails on errors. For Fortran modules the
-/// message also goes to stderr, and an error ends the compile with exit
-/// status 1 (the output is removed), as clang's would.
+/// succeeds; clang shows them and fails on errors, as flang 22 does (where
+/// the lines below printed each warning twice). Under flang 19 the message
+/// also goes to stderr, and an error ends the compile with exit status 1
+/// (the output is removed), as clang's would.
 void report(Module &M, const Twine &Msg, DiagnosticSeverity S) {
   M.getContext().diagnose(HmPlaceDiag(Msg, S));
-  if (!isFortranModule(M))
+  if (LLVM_VERSION_MAJOR >= 22 || !isFortranModule(M))
     return;
   if (S == DS_Error)
     report_fatal_error(Msg, /*gen_crash_diag=*/false);
