@@ -36,7 +36,8 @@ static void split_align_fallback(enum hmplace_kind k, size_t align) {
 /* A block of \p req bytes (aligned to \p align unless 0) from kind \p k, or
  * NULL: \p *fell set where a kind may not or cannot serve it (counted: a
  * fallback), left where the choice was the ordinary heap. */
-static void *place(enum hmplace_kind k, size_t align, size_t req, int *fell) {
+static inline __attribute__((always_inline)) void *
+place(enum hmplace_kind k, size_t align, size_t req, int *fell) {
   size_t held;
   if (__builtin_expect((int)k > HMPLACE_KIND_COUNT, 0)) {
     /* A split placement (split.c): large objects are split (an object

@@ -41,17 +41,16 @@ void hm_split_make_room(int idx, int k, size_t req) HM_HIDDEN;
  * that grows), its bytes already taken from the kind's budget if it has
  * one: kept objects give their pages back to the kernel where the
  * allocation could need them, whatever kind they were placed as (their
- * pages are their nodes'). Three relaxed loads where none holds the kind
- * or a slot that meets the slot's nodes. */
+ * pages are their nodes'). One relaxed load while nothing is kept. */
 static inline void hm_split_give_back(int idx, int k, size_t req) {
-  uint64_t kinds =
-      atomic_load_explicit(&hm_split_kept_kinds, memory_order_relaxed);
+  /* Every kept part has a slot: no slot bit, nothing kept (one load). */
   uint64_t slots =
       atomic_load_explicit(&hm_split_kept_slots, memory_order_relaxed);
-  if (__builtin_expect((kinds >> k & 1) ||
-                           (slots & atomic_load_explicit(&hm_slot_meets[idx],
-                                                         memory_order_relaxed)),
-                       0))
+  if (__builtin_expect(slots != 0, 0) &&
+      ((atomic_load_explicit(&hm_split_kept_kinds, memory_order_relaxed) >> k &
+        1) ||
+       (slots &
+        atomic_load_explicit(&hm_slot_meets[idx], memory_order_relaxed))))
     hm_split_make_room(idx, k, req);
 }
 /* Whether a realloc of split object \p p to \p n bytes keeps it in place:
