@@ -48,7 +48,10 @@ int hm_delete(void *p) {
 /* The program's free() (interpose.c has realloc and the rest). Defined here,
  * beside the ownership test, so that the test is inlined into the path every
  * free of the program takes. */
-void free(void *p) { dispatch_free(p); }
+/* Aligned to a cache line: on a 64-byte boundary its few instructions
+ * are one fetch; placed across one (as another file's growth left it)
+ * the program's every free measured 4% slower (scripts/bench runtime 1). */
+__attribute__((aligned(64))) void free(void *p) { dispatch_free(p); }
 #endif
 
 size_t hmplace_malloc_usable_size(void *p) {
