@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "IndexedLayout.h"
+#include "ProfileBytes.h"
 
 #include "llvm/Support/Endian.h"
 
@@ -38,11 +39,9 @@ struct Layout {
   }
   /// Whether \p N bytes from \p At are in the file.
   bool has(uint64_t At, uint64_t N) const {
-    return At <= Data.size() && N <= Data.size() - At;
+    return inBytes(Data.size(), At, N);
   }
-  uint64_t word(uint64_t At) const {
-    return support::endian::read64le(Data.data() + At);
-  }
+  uint64_t word(uint64_t At) const { return wordAt(Data, At); }
   /// The word at \p At, or a failure naming \p What.
   bool word(uint64_t At, uint64_t &Out, const std::string &What) {
     if (!has(At, 8))

@@ -1,5 +1,6 @@
 //===- IndexedProfile.cpp - another LLVM's indexed profiles ---------------===//
 #include "IndexedProfile.h"
+#include "ProfileBytes.h"
 
 #include "llvm/Support/Endian.h"
 
@@ -17,10 +18,6 @@ namespace {
 // version (low 32 bits; the high ones are variant flags), unused, hash type,
 // hash table offset, memory profile offset, ...
 constexpr size_t VersionAt = 8, MemProfOffsetAt = 40, HeaderMin = 48;
-
-uint64_t word(StringRef Data, size_t At) {
-  return support::endian::read64le(Data.data() + At);
-}
 } // namespace
 
 /// The memory profile section's version: its first word (version 0 has no
@@ -29,10 +26,10 @@ uint64_t word(StringRef Data, size_t At) {
 static std::optional<uint64_t> memProfVersion(StringRef Data) {
   if (Data.size() < HeaderMin)
     return std::nullopt;
-  uint64_t At = word(Data, MemProfOffsetAt);
-  if (!At || At > Data.size() || Data.size() - At < 8)
+  uint64_t At = wordAt(Data, MemProfOffsetAt);
+  if (!At || !inBytes(Data.size(), At, 8))
     return std::nullopt;
-  uint64_t First = word(Data, At);
+  uint64_t First = wordAt(Data, At);
   return First < HeaderMin ? First : 0;
 }
 
@@ -43,9 +40,9 @@ static std::optional<uint64_t> memProfVersion(StringRef Data) {
 /// and the frames after the schema stay where they are. None where the
 /// summary runs past the end.
 static std::optional<uint64_t> versionThreeAt(StringRef Data) {
-  uint64_t At = word(Data, MemProfOffsetAt);
+  uint64_t At = wordAt(Data, MemProfOffsetAt);
   constexpr uint64_t CountAt = 8 + 4 * 8, SummaryAt = CountAt + 4;
-  if (Data.size() - At < SummaryAt)
+  if (!inBytes(Data.size(), At, SummaryAt))
     return std::nullopt;
   uint64_t Fields = support::endian::read32le(Data.data() + At + CountAt);
   if ((Data.size() - At - SummaryAt) / 8 < Fields)
@@ -57,8 +54,9 @@ static std::optional<uint64_t> versionThreeAt(StringRef Data) {
 /// \p Start (versionThreeAt): its version, its first three offsets, and the
 /// header's offset of the section.
 static void writeVersionThree(std::string &P, uint64_t Start) {
-  uint64_t At = word(P, MemProfOffsetAt);
-  uint64_t Offsets[3] = {word(P, At + 8), word(P, At + 16), word(P, At + 24)};
+  uint64_t At = wordAt(P, MemProfOffsetAt);
+  uint64_t Offsets[3] = {wordAt(P, At + 8), wordAt(P, At + 16),
+                         wordAt(P, At + 24)};
   support::endian::write64le(P.data() + Start, 3);
   for (unsigned I = 0; I < 3; ++I)
     support::endian::write64le(P.data() + Start + 8 + 8 * I, Offsets[I]);
@@ -70,7 +68,7 @@ bool fitIndexedProfile(StringRef Data, const IndexedReader &Reader,
   Patched.clear();
   if (Data.size() < HeaderMin)
     return true; // the reader says what is wrong with it
-  uint64_t Word = word(Data, VersionAt);
+  uint64_t Word = wordAt(Data, VersionAt);
   uint64_t Version = Word & 0xffffffffu;
   if (Version > std::max(Reader.Version, NewestIndexedVersion)) {
     Why = "written by a newer llvm-profdata than hmplan knows (indexed "
@@ -123,23 +121,6 @@ bool isOldMemProf(StringRef Data, const IndexedReader &Reader) {
 
 namespace {
 
-/// Little-endian words of the profile from \p At on, each read checked
-/// against the end: past it, Bad is set and zeros are read.
-struct Cursor {
-  StringRef Data;
-  uint64_t At = 0;
-  bool Bad = false;
-  template <typename T> T next() {
-    if (Bad || At > Data.size() || Data.size() - At < sizeof(T)) {
-      Bad = true;
-      return T();
-    }
-    T V = support::endian::read<T, llvm::endianness::little>(Data.data() + At);
-    At += sizeof(T);
-    return V;
-  }
-};
-
 /// Each item of an on-disk chained hash table (llvm/Support/
 /// OnDiskHashTable.h: a bucket array at \p Buckets, the items in the order
 /// their buckets were written from \p Payload, each a 64-bit hash, key
@@ -148,10 +129,10 @@ struct Cursor {
 /// says the data is malformed.
 bool eachItem(StringRef Data, uint64_t Buckets, uint64_t Payload,
               function_ref<bool(uint64_t, uint64_t, uint64_t)> Fn) {
-  Cursor B{Data, Buckets};
+  ByteCursor B{Data, Buckets};
   B.next<uint64_t>(); // the number of buckets
   uint64_t Entries = B.next<uint64_t>();
-  Cursor P{Data, Payload};
+  ByteCursor P{Data, Payload};
   unsigned InBucket = 0;
   for (uint64_t I = 0; I < Entries && !B.Bad; ++I) {
     if (InBucket == 0 && (InBucket = P.next<uint16_t>()) == 0)
@@ -176,7 +157,7 @@ bool readFrames(StringRef Data, uint64_t Table, uint64_t Payload,
                 FrameMap &Frames) {
   return eachItem(
       Data, Table, Payload, [&](uint64_t Id, uint64_t At, uint64_t Len) {
-        Cursor F{Data.take_front(At + Len), At};
+        ByteCursor F{Data.take_front(At + Len), At};
         uint64_t Function = F.next<uint64_t>();
         uint32_t LineOffset = F.next<uint32_t>(), Column = F.next<uint32_t>();
         bool Inline = F.next<uint8_t>();
@@ -202,8 +183,8 @@ bool readOldMemProf(
   Why = "the memory profile (version 0 or 1) is malformed or cut short";
   if (Data.size() < HeaderMin)
     return false;
-  uint64_t MemProfAt = word(Data, MemProfOffsetAt);
-  Cursor C{Data, MemProfAt};
+  uint64_t MemProfAt = wordAt(Data, MemProfOffsetAt);
+  ByteCursor C{Data, MemProfAt};
   if (C.next<uint64_t>() > 1)
     C.At = MemProfAt; // version 0: no version word
   uint64_t RecordTable = C.next<uint64_t>();
@@ -226,7 +207,7 @@ bool readOldMemProf(
   std::vector<memprof::AllocationInfo> Sites;
   bool OK = eachItem(
       Data, RecordTable, C.At, [&](uint64_t GUID, uint64_t At, uint64_t Len) {
-        Cursor R{Data.take_front(At + Len), At};
+        ByteCursor R{Data.take_front(At + Len), At};
         Sites.clear();
         uint64_t N = R.next<uint64_t>();
         for (uint64_t I = 0; I < N && !R.Bad; ++I) {
@@ -238,10 +219,10 @@ bool readOldMemProf(
               return false;
             AI.CallStack.push_back(It->second);
           }
-          if (R.Bad || R.Data.size() - R.At < InfoSize)
+          if (R.Bad || !R.has(InfoSize))
             return false;
-          AI.Info.deserialize(Schema, reinterpret_cast<const unsigned char *>(
-                                          R.Data.data() + R.At));
+          AI.Info.deserialize(
+              Schema, reinterpret_cast<const unsigned char *>(R.here()));
           R.At += InfoSize;
           Sites.push_back(std::move(AI));
         }

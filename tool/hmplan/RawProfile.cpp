@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RawProfile.h"
+#include "ProfileBytes.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -23,32 +24,6 @@ namespace hmplace {
 
 namespace {
 
-/// Reads little-endian words of [Pos, End) of the file.
-class Cursor {
-public:
-  Cursor(StringRef Data, uint64_t Pos, uint64_t End)
-      : Data(Data), Pos(Pos), End(End) {}
-  bool word(uint64_t &V) {
-    if (Pos > End || End - Pos < 8)
-      return false;
-    V = support::endian::read64le(Data.data() + Pos);
-    Pos += 8;
-    return true;
-  }
-  bool skip(uint64_t Bytes) {
-    if (Pos > End || End - Pos < Bytes)
-      return false;
-    Pos += Bytes;
-    return true;
-  }
-  const char *here() const { return Data.data() + Pos; }
-  uint64_t pos() const { return Pos; }
-
-private:
-  StringRef Data;
-  uint64_t Pos, End;
-};
-
 std::string at(uint64_t Offset) { return "at byte " + utostr(Offset); }
 
 /// A profile's header: its version, size, and where its sections begin
@@ -60,7 +35,7 @@ struct RawHeader {
 /// The header of the profile at \p Start of \p Data; false where it is cut
 /// off.
 bool readHeader(StringRef Data, uint64_t Start, RawHeader &H) {
-  Cursor C(Data, Start, Data.size());
+  ByteCursor C{Data, Start};
   return C.word(H.Magic) && C.word(H.Version) && C.word(H.Total) &&
          C.word(H.SegOff) && C.word(H.MIBOff) && C.word(H.StackOff);
 }
@@ -132,7 +107,7 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
     }
     uint64_t End = Start + Total;
     // Segments: the mapped objects of the process, with their build ids.
-    Cursor S(Data, Start + SegOff, Start + MIBOff);
+    ByteCursor S{Data.take_front(Start + MIBOff), Start + SegOff};
     uint64_t N;
     if (!S.word(N) || N > (MIBOff - SegOff) / SegmentSize) {
       Err = "corrupt: the segment table " + at(Start + SegOff) +
@@ -145,7 +120,7 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
       S.skip(SegmentSize);
       if (E.BuildIdSize > MEMPROF_BUILDID_MAX_SIZE) {
         Err = "corrupt: a build id of " + utostr(E.BuildIdSize) + " bytes " +
-              at(S.pos() - SegmentSize);
+              at(S.At - SegmentSize);
         return false;
       }
       std::string Id = toHex(ArrayRef<uint8_t>(E.BuildId, E.BuildIdSize),
@@ -156,7 +131,7 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
     }
     // Allocation records: an id and a MemInfoBlock (from version 4: then
     // its access histogram).
-    Cursor M(Data, Start + MIBOff, Start + StackOff);
+    ByteCursor M{Data.take_front(Start + StackOff), Start + MIBOff};
     const uint64_t MIBSize = Version == 3 ? 132 : sizeof(memprof::MemInfoBlock);
     if (!M.word(N)) {
       Err = "corrupt: the allocation records " + at(Start + MIBOff) +
@@ -168,7 +143,7 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
       const char *Block = M.here() + 8;
       if (!M.word(Id) || !M.skip(MIBSize)) {
         Err = "truncated: allocation record " + utostr(I + 1) + " of " +
-              utostr(N) + " " + at(M.pos()) + " is cut off";
+              utostr(N) + " " + at(M.At) + " is cut off";
         return false;
       }
       // Version 3's block is version 4's without the histogram's fields.
@@ -181,14 +156,14 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
         uint64_t CountSize = Version == 4 ? 8 : 2;
         if (!M.skip(uint64_t(B.AccessHistogramSize) * CountSize)) {
           Err = "truncated: the access histogram of allocation record " +
-                utostr(I + 1) + " " + at(M.pos()) + " is cut off";
+                utostr(I + 1) + " " + at(M.At) + " is cut off";
           return false;
         }
       }
     }
     Facts.Allocations += N;
     // Call stacks: an id, a depth, that many return addresses.
-    Cursor K(Data, Start + StackOff, End);
+    ByteCursor K{Data.take_front(End), Start + StackOff};
     uint64_t Stacks;
     if (!K.word(Stacks)) {
       Err = "corrupt: the call stacks " + at(Start + StackOff) + " are cut off";
@@ -196,9 +171,9 @@ bool scanRawMemProfile(StringRef Data, RawProfileFacts &Facts,
     }
     for (uint64_t I = 0; I < Stacks; ++I) {
       uint64_t Id, Depth;
-      if (!K.word(Id) || !K.word(Depth) || Depth > (End - K.pos()) / 8) {
+      if (!K.word(Id) || !K.word(Depth) || Depth > (End - K.At) / 8) {
         Err = "truncated: call stack " + utostr(I + 1) + " of " +
-              utostr(Stacks) + " " + at(K.pos()) + " is cut off";
+              utostr(Stacks) + " " + at(K.At) + " is cut off";
         return false;
       }
       Facts.StackIds.push_back(Id);
