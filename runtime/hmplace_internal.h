@@ -22,6 +22,9 @@ uint64_t hm_load_budget(int k);
 /* HMPLACE_BUDGET="HBW=16GiB,DAX_KMEM=1TiB": read once at start-up; kinds it
  * names keep their budget whatever the program sets. */
 void hm_read_budget_env(void);
+/* A yes/no word of the environment, in any case: 1 for on, 1, true, yes; 0
+ * for off, 0, false, no; -1 for anything else. */
+int hm_yes_no(const char *v) __attribute__((visibility("hidden")));
 /* Whether the environment turns placement off (HMPLACE=off, 0, false, no,
  * in any case); hm_read_off_env, at start-up, sets hm_off from it and warns
  * of a value it does not know. */

@@ -331,11 +331,15 @@ static int one_of(const char *v, const char *const *words) {
 }
 
 static const char *const OffWords[] = {"off", "0", "false", "no", NULL};
-static const char *const OnWords[] = {"on", "1", "true", "yes", "", NULL};
+static const char *const OnWords[] = {"on", "1", "true", "yes", NULL};
+
+int hm_yes_no(const char *v) {
+  return one_of(v, OnWords) ? 1 : one_of(v, OffWords) ? 0 : -1;
+}
 
 int hm_env_off(void) {
   const char *v = getenv("HMPLACE");
-  return v && one_of(v, OffWords);
+  return v && hm_yes_no(v) == 0;
 }
 
 /* HMPLACE=off (0, false, no, in any case): every planned site goes to the
@@ -345,7 +349,7 @@ void hm_read_off_env(void) {
   const char *v = getenv("HMPLACE");
   if (hm_env_off())
     atomic_store(&hm_off, 1);
-  else if (v && !one_of(v, OnWords))
+  else if (v && *v && hm_yes_no(v) < 0)
     hm_warn("HMPLACE='%s' is not off, 0, false or no (nor on, 1, true or "
             "yes): placement stays on",
             v);

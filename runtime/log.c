@@ -114,17 +114,10 @@ static void read_kept(void) {
   const char *k = secure_getenv("HMPLACE_LOG_KEPT");
   if (!k || !*k)
     return;
-  static const char *const On[] = {"1", "yes", "true", "on"}, *const Off[] = {
-                                                                  "0", "no",
-                                                                  "false",
-                                                                  "off"};
-  for (size_t i = 0; i < sizeof On / sizeof *On; ++i) {
-    if (!strcasecmp(k, On[i])) {
-      LogKept = 1;
-      return;
-    }
-    if (!strcasecmp(k, Off[i]))
-      return;
+  int on = hm_yes_no(k);
+  if (on >= 0) {
+    LogKept = on;
+    return;
   }
   hm_warn("HMPLACE_LOG_KEPT='%s' is neither 1 nor 0 (yes/no, true/false, "
           "on/off); allocations kept out are not logged one by one",

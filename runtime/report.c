@@ -355,10 +355,10 @@ static void report_text(FILE *f) {
   if (j->local_size > 0)
     snprintf(rank + strlen(rank), sizeof rank - strlen(rank),
              ", %d ranks on this node", j->local_size);
+  const char *tool = hm_sanitizer();
   fprintf(f, "hmplace: placement report (pid %d%s)%s%s%s\n", (int)getpid(),
-          rank, hm_sanitizer() ? " [under " : "",
-          hm_sanitizer() ? hm_sanitizer() : "",
-          hm_sanitizer() ? ": nothing placed]"
+          rank, tool ? " [under " : "", tool ? tool : "",
+          tool           ? ": nothing placed]"
           : report_off() ? " [HMPLACE=off: nothing placed]"
                          : "");
   for (int k = 0; k < HMPLACE_KIND_COUNT; ++k)
