@@ -337,9 +337,10 @@ CallContext contextOf(const DILocation *DL) {
   }
   for (; DL; DL = DL->getInlinedAt()) {
     StringRef Dir = DL->getDirectory();
+    SourcePoint At = sourcePoint(DL);
     C.Frames.push_back(
         makeSourcePos(Dir.empty() ? StringRef(C.CompileDir) : Dir,
-                      DL->getFilename(), DL->getLine(), sourceColumn(DL)));
+                      DL->getFilename(), At.Line, At.Column));
   }
   return C;
 }
@@ -834,11 +835,12 @@ void ModulePlacer::collectSites() {
       }
       ++LocatedSites;
       Sites.push_back({CB, F, contextOf(DL)});
-      if (At == Stage::Source && MergedEntries)
+      if (At == Stage::Source && MergedEntries) {
+        SourcePoint P = sourcePoint(DL);
         SourceCalls[mergeKey(DL, *Callee)].push_back(
             sys::path::filename(DL->getFilename()).str() + ":" +
-            std::to_string(DL->getLine()) + ":" +
-            std::to_string(sourceColumn(DL)));
+            std::to_string(P.Line) + ":" + std::to_string(P.Column));
+      }
       // operator new inside the C++ library: where every container buffer
       // (std::allocator) and make_unique/make_shared object comes from
       // (container entries, Context.h). A merged one is matched against

@@ -10,7 +10,6 @@
 
 #include <map>
 #include <memory>
-#include <vector>
 
 using namespace llvm;
 
@@ -20,10 +19,7 @@ namespace {
 /// One compile's files, read once: the copies, and the sources they name.
 struct Files {
   std::map<std::string, std::unique_ptr<PreprocessedCopy>> Copies;
-  std::map<std::string, std::unique_ptr<MemoryBuffer>> Sources;
-  /// Where each line of a source begins (read once: a module has many
-  /// calls).
-  std::map<std::string, std::vector<size_t>> LineStarts;
+  std::map<std::string, std::unique_ptr<FortranSource>> Sources;
 
   const PreprocessedCopy *copy(const std::string &Path) {
     auto [It, New] = Copies.try_emplace(Path);
@@ -35,23 +31,14 @@ struct Files {
     return It->second && It->second->hasDirectives() ? It->second.get()
                                                      : nullptr;
   }
-  std::optional<StringRef> sourceLine(const std::string &Path, unsigned Line) {
+  const FortranSource *source(const std::string &Path) {
     auto [It, New] = Sources.try_emplace(Path);
-    std::vector<size_t> &Starts = LineStarts[Path];
     if (New) {
-      if (auto B = MemoryBuffer::getFile(Path, /*IsText=*/true)) {
-        It->second = std::move(*B);
-        StringRef Text = It->second->getBuffer();
-        Starts.push_back(0);
-        for (size_t I = 0; I < Text.size(); ++I)
-          if (Text[I] == '\n')
-            Starts.push_back(I + 1);
-      }
+      if (auto B = MemoryBuffer::getFile(Path, /*IsText=*/true))
+        It->second = std::make_unique<FortranSource>((*B)->getBuffer().str(),
+                                                     isFixedFormName(Path));
     }
-    if (!It->second || Line == 0 || Line > Starts.size())
-      return std::nullopt;
-    StringRef Text = It->second->getBuffer().drop_front(Starts[Line - 1]);
-    return Text.take_until([](char C) { return C == '\n'; }).rtrim('\r');
+    return It->second.get();
   }
 };
 
@@ -73,41 +60,38 @@ const PreprocessedCopy *copyOf(const DILocation *DL, std::string &CopyPath) {
 }
 
 struct Reading {
-  std::optional<unsigned> Column;
+  std::optional<SourcePoint> At;
   std::string Problem;
 };
 
 Reading readBack(const DILocation *DL) {
+  SourcePoint Own{DL->getLine(), DL->getColumn()};
   std::string CopyPath;
   const PreprocessedCopy *Copy = copyOf(DL, CopyPath);
   if (!Copy)
-    return {DL->getColumn(), ""};
-  std::optional<StringRef> From =
-      Copy->lineFor(DL->getFilename(), DL->getLine());
+    return {Own, ""};
   StringRef Dir = DL->getDirectory();
   if (Dir.empty())
     if (const DISubprogram *SP = DL->getScope()->getSubprogram())
       Dir = SP->getUnit()->getDirectory();
-  std::string Source = normalizePath(DL->getFilename(), Dir);
-  std::optional<StringRef> To = files().sourceLine(Source, DL->getLine());
+  std::string Path = normalizePath(DL->getFilename(), Dir);
   std::string Where = "the build compiles a preprocessed copy, " + CopyPath +
-                      ", whose columns are not the source's";
-  if (!From || !To)
-    return {std::nullopt, Where + ", and " + (From ? Source : CopyPath) +
-                              " has no line " + std::to_string(DL->getLine()) +
-                              " to read them back from"};
-  if (std::optional<unsigned> C = alignColumn(*From, DL->getColumn(), *To))
-    return {C, ""};
-  return {std::nullopt,
-          Where + ", and line " + std::to_string(DL->getLine()) +
-              " differs there in more than blanks (a continuation, a "
-              "comment, a macro)"};
+                      ", whose positions are not the source's, and ";
+  const FortranSource *Source = files().source(Path);
+  if (!Source)
+    return {std::nullopt, Where + Path + " cannot be read to read them back"};
+  std::string Why;
+  if (std::optional<SourcePoint> P =
+          Copy->pointInSource(DL->getFilename(), DL->getLine(), DL->getColumn(),
+                              *Source, "allocate", Why))
+    return {P, ""};
+  return {std::nullopt, Where + Why};
 }
 } // namespace
 
-unsigned sourceColumn(const DILocation *DL) {
+SourcePoint sourcePoint(const DILocation *DL) {
   Reading R = readBack(DL);
-  return R.Column ? *R.Column : DL->getColumn();
+  return R.At ? *R.At : SourcePoint{DL->getLine(), DL->getColumn()};
 }
 
 std::string columnProblem(const DILocation *DL) { return readBack(DL).Problem; }

@@ -1,30 +1,30 @@
-//===- PreprocessedCopy.cpp - columns of a preprocessed copy --------------===//
+//===- PreprocessedCopy.cpp - positions of a preprocessed copy ------------===//
 #include "plan/PreprocessedCopy.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
+#include <tuple>
+
 using namespace llvm;
 
 namespace hmplace {
 
-std::optional<unsigned> alignColumn(StringRef From, unsigned Col,
-                                    StringRef To) {
-  if (Col == 0 || Col > From.size() || isSpace(From[Col - 1]))
-    return std::nullopt;
-  size_t J = 0;
-  for (size_t I = 0; I < Col; ++I) {
-    if (isSpace(From[I]))
-      continue;
-    while (J < To.size() && isSpace(To[J]))
-      ++J;
-    if (J == To.size() || toLower(To[J]) != toLower(From[I]))
-      return std::nullopt;
-    if (I + 1 == Col)
-      return unsigned(J + 1);
-    ++J;
+/// \p Text's lines, without their line ends.
+static std::vector<StringRef> splitLines(StringRef Text) {
+  std::vector<StringRef> Out;
+  for (size_t Pos = 0; Pos < Text.size();) {
+    size_t NL = Text.find('\n', Pos);
+    size_t End = NL == StringRef::npos ? Text.size() : NL;
+    Out.push_back(Text.slice(Pos, End).rtrim('\r'));
+    Pos = End + 1;
   }
-  return std::nullopt;
+  return Out;
+}
+
+FortranSource::FortranSource(std::string TextIn, bool Fixed)
+    : Text(std::move(TextIn)), Lines(splitLines(Text)) {
+  Statements.emplace(Lines, Fixed);
 }
 
 /// A line directive's source line and file ("" when it names none).
@@ -59,48 +59,104 @@ lineDirective(StringRef L) {
 
 PreprocessedCopy::PreprocessedCopy(std::string TextIn)
     : Text(std::move(TextIn)) {
-  StringRef All(Text);
   std::string File;
   unsigned Line = 0;
   bool Seen = false;
-  for (size_t Pos = 0; Pos < All.size();) {
-    size_t NL = All.find('\n', Pos);
-    size_t End = NL == StringRef::npos ? All.size() : NL;
-    StringRef L = All.slice(Pos, End).rtrim('\r');
+  for (StringRef L : splitLines(Text)) {
     if (auto D = lineDirective(L)) {
       Seen = true;
       Line = D->first;
       if (!D->second.empty())
         File = D->second;
-    } else {
-      if (Seen)
-        Lines.emplace(std::make_pair(File, Line),
-                      std::make_pair(Pos, Pos + L.size()));
-      ++Line;
+      continue;
     }
-    Pos = NL == StringRef::npos ? All.size() : NL + 1;
+    if (Seen) {
+      ByKey.emplace(std::make_pair(File, Line), Lines.size());
+      Lines.push_back(L);
+      Keys.emplace_back(File, Line);
+    }
+    ++Line;
   }
+  // flang writes the copy in a form both fixed and free form read: `&` at
+  // the end of a line and at column 6 of the next.
+  Statements.emplace(Lines, /*Fixed=*/false);
 }
 
-std::optional<StringRef> PreprocessedCopy::lineFor(StringRef File,
-                                                   unsigned Line) const {
-  auto It = Lines.find({File.str(), Line});
-  if (It == Lines.end()) {
-    // Debug info may spell the file otherwise (relative to the compile
-    // directory): the one file of the directives with its name.
-    StringRef Name = sys::path::filename(File);
-    std::string Only;
-    for (const auto &[Key, Range] : Lines)
-      if (sys::path::filename(Key.first) == Name) {
-        if (!Only.empty() && Only != Key.first)
-          return std::nullopt;
-        Only = Key.first;
-      }
-    It = Lines.find({Only, Line});
-    if (Only.empty() || It == Lines.end())
-      return std::nullopt;
+std::string PreprocessedCopy::keyFile(StringRef File) const {
+  for (const auto &K : Keys)
+    if (K.first == File)
+      return K.first;
+  StringRef Name = sys::path::filename(File);
+  std::string Only;
+  for (const auto &K : Keys)
+    if (sys::path::filename(K.first) == Name) {
+      if (!Only.empty() && Only != K.first)
+        return "";
+      Only = K.first;
+    }
+  return Only;
+}
+
+namespace {
+/// A line of the copy read back onto the source.
+struct Reading {
+  SourcePoint At;
+  bool Preferred, WordStart, StatementStart;
+  auto rank() const {
+    return std::make_tuple(Preferred, WordStart, StatementStart);
   }
-  return StringRef(Text).slice(It->second.first, It->second.second);
+};
+
+bool isWordChar(char C) { return isAlnum(C) || C == '_'; }
+} // namespace
+
+std::optional<SourcePoint>
+PreprocessedCopy::pointInSource(StringRef File, unsigned Line, unsigned Col,
+                                const FortranSource &Source, StringRef Prefer,
+                                std::string &Why) const {
+  std::string Key = keyFile(File);
+  auto [Begin, End] = ByKey.equal_range({Key, Line});
+  if (Key.empty() || Begin == End) {
+    Why = "the copy has no line " + std::to_string(Line) + " of " + File.str();
+    return std::nullopt;
+  }
+  const FortranText &Src = Source.text();
+  std::optional<Reading> Best;
+  for (auto It = Begin; It != End; ++It) {
+    size_t I = It->second;
+    size_t First = Statements->firstOf(I);
+    if (Keys[First].first != Key || Col == 0 || Col > Lines[I].size())
+      continue;
+    std::vector<StmtChar> Copy = Statements->statementAt(First);
+    size_t K = 0;
+    while (K < Copy.size() && !(Copy[K].Line == I && Copy[K].Col == Col))
+      ++K;
+    size_t SrcFirst = Keys[First].second - 1;
+    if (K == Copy.size() || !Src.beginsStatement(SrcFirst))
+      continue;
+    std::vector<StmtChar> Orig = Src.statementAt(SrcFirst);
+    if (Orig.size() <= K)
+      continue;
+    bool Same = true;
+    for (size_t J = 0; J <= K && Same; ++J)
+      Same = toLower(Copy[J].C) == toLower(Orig[J].C);
+    if (!Same)
+      continue;
+    Reading R{{unsigned(Orig[K].Line + 1), Orig[K].Col},
+              !Prefer.empty() &&
+                  Lines[I].drop_front(Col - 1).starts_with_insensitive(Prefer),
+              isWordChar(Copy[K].C) &&
+                  (Col == 1 || !isWordChar(Lines[I][Col - 2])),
+              First == I};
+    if (!Best || R.rank() > Best->rank())
+      Best = R;
+  }
+  if (Best)
+    return Best->At;
+  Why = "line " + std::to_string(Line) +
+        " differs there in more than blanks (a macro expanded, a statement "
+        "split otherwise)";
+  return std::nullopt;
 }
 
 } // namespace hmplace
