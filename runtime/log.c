@@ -170,13 +170,18 @@ static int may_log(void) {
 static void forget_entry(void) {
   hm_log_entry = NULL;
   hmplace_log_site = NULL;
+  hmplace_log_call = NULL;
 }
 
-/* Where it was asked for: the entry chosen, else the caller's module and
- * offset (what addr2line -e MODULE takes) and function. */
+/* Where it was asked for: the entry chosen (a `files:` entry's with the
+ * call it placed: "app.f90:12:3 (u) by files: *.f90"), else the caller's
+ * module and offset (what addr2line -e MODULE takes) and function. */
 static int where(char *buf, size_t n, const void *caller) {
   const char *entry = hm_log_entry ? hm_log_entry : hmplace_log_site;
+  const char *call = hmplace_log_call;
   forget_entry();
+  if (entry && call)
+    return snprintf(buf, n, "%s by %s", call, entry);
   if (entry)
     return snprintf(buf, n, "%s", entry);
   Dl_info in;
@@ -234,7 +239,9 @@ void hm_log_alloc(const void *caller, enum hmplace_kind want, size_t n,
   if (!p)
     snprintf(to, sizeof to, "failed (out of memory)");
   else if ((int)want < 0)
-    snprintf(to, sizeof to, "ordinary heap (kept: no entry places it)");
+    snprintf(to, sizeof to,
+             "ordinary heap (kept by its entry: out of its size window, or "
+             "callers its table leaves there)");
   else if (owner == 0 && held)
     snprintf(to, sizeof to,
              "ordinary heap (held back from %s: HMPLACE_ENTRIES does not "

@@ -44,6 +44,8 @@ extern void *hm_malloc_from(enum hmplace_kind k, size_t n, const void *caller);
 extern int hm_log_on, hm_filter_on;
 extern __thread const char *hm_log_entry
     __attribute__((tls_model("initial-exec")));
+extern __thread const char *hmplace_log_call
+    __attribute__((tls_model("initial-exec")));
 
 /* Open scopes in all threads: malloc's one test while none is open. */
 static _Atomic int ScopesOpen;
@@ -59,11 +61,18 @@ static __thread const void *ScopeCaller
     __attribute__((tls_model("initial-exec")));
 static __thread const char *ScopeEntry
     __attribute__((tls_model("initial-exec")));
+/* A `files:` entry's call ("app.f90:12:3 (u)"), which its key does not
+ * name: stored by the pass before the scope opens. */
+static __thread const char *ScopeCall
+    __attribute__((tls_model("initial-exec")));
 
 static void open_scope(enum hmplace_kind k, size_t lo, size_t hi,
                        const char *entry, const void *caller) {
+  const char *call = hmplace_log_call;
+  hmplace_log_call = 0; /* the scope's, not the next call's */
   if ((int)k < 0 || (int)k == HMPLACE_KIND_COUNT)
     return; /* the heap: nothing to do (a split is a kind here) */
+  ScopeCall = call;
   ScopeKind = (int)k;
   ScopeLo = lo;
   ScopeHi = hi;
@@ -101,11 +110,17 @@ static void *scope_malloc(size_t n) {
    * the count stays balanced, and lets hmplace_malloc's own allocations
    * (and the runtime's later ones) go to the heap. */
   ScopeKind = -2;
-  if (n < ScopeLo || n > ScopeHi)
-    return 0; /* outside the window: the ordinary heap */
-  if ((hm_log_on | hm_filter_on) && ScopeEntry)
+  /* Outside the window: the ordinary heap, and with HMPLACE_LOG, counted
+   * (or logged with HMPLACE_LOG_KEPT) as what the entry keeps out. */
+  int in = n >= ScopeLo && n <= ScopeHi;
+  if (!in && !hm_log_on)
+    return 0;
+  if ((hm_log_on | hm_filter_on) && ScopeEntry) {
     hm_log_entry = ScopeEntry; /* the log's name; HMPLACE_ENTRIES's too */
-  return hm_malloc_from((enum hmplace_kind)k, n ? n : 1, ScopeCaller);
+    hmplace_log_call = ScopeCall;
+  }
+  return hm_malloc_from(in ? (enum hmplace_kind)k : HMPLACE_HEAP, n ? n : 1,
+                        ScopeCaller);
 }
 
 /* Out of line, so that malloc's path while no scope is open is a load, a

@@ -22,6 +22,9 @@ __thread const char *hm_log_entry __attribute__((tls_model("initial-exec")));
 /* HmPlace.so stores a site entry's key here before its placed call. */
 __thread const char *hmplace_log_site
     __attribute__((tls_model("initial-exec")));
+/* ... and, for a `files:` entry, the call it placed (its key does not say). */
+__thread const char *hmplace_log_call
+    __attribute__((tls_model("initial-exec")));
 /* entryfilter.c's switch (HMPLACE_ENTRIES), read by context.c below it. */
 int hm_filter_on;
 

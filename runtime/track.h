@@ -43,6 +43,9 @@ extern __thread const char *hm_log_entry;
 /* The site entry HmPlace.so placed the thread's next allocation by (the
  * pass stores its key before the call; the log line takes it). */
 extern __thread const char *hmplace_log_site;
+/* For a `files:` entry, whose key names no call, the call it placed
+ * ("app.f90:12:3 (u)"), stored with the key. */
+extern __thread const char *hmplace_log_call;
 /* HMPLACE_ENTRIES (entryfilter.h) names the entries that place (exported:
  * libhmplace-fortran's scopes read it). */
 extern int hm_filter_on;

@@ -680,6 +680,8 @@ private:
   void placeOne(Site &S, const Placement &P, const SiteDecision &D,
                 SiteDescriptors &Descs, RemarkFolder &Remarks);
   void nameForLog(CallBase *Placed, const PlanEntry *E);
+  std::string callForLog(const Site &S, const PlanEntry *E);
+  void storeLogName(Instruction *Before, const char *Var, Constant *Name);
   std::vector<NotedCall>
   notedCalls(SiteMatcher &Matcher,
              const std::set<const Function *> *Only = nullptr);
@@ -957,8 +959,17 @@ void ModulePlacer::placeOne(Site &S, const Placement &P, const SiteDecision &D,
     // name before the call (nameForLog: -O2 compile time with it 0.988-
     // 1.019 of without, median 0.998, on 1,200 site entries).
     Value *KindV = ConstantInt::get(Type::getInt32Ty(Ctx), D.RuntimeKind);
+    // A `files:` entry's key does not say which call it placed: the call's
+    // name goes to hmplace_log_call, as the key to hmplace_log_site.
+    std::string Call = callForLog(S, D.Entry);
+    Constant *CallName =
+        Call.empty()
+            ? nullptr
+            : IRBuilder<>(S.CB).CreateGlobalString(Call, "hmplace.call");
     CallBase *New;
     if (S.F->Scoped) { // the runtime's malloc checks a window
+      if (CallName)    // the scope takes it with the entry's key
+        storeLogName(S.CB, "hmplace_log_call", CallName);
       New = scopeCall(S.CB, KindV, &D);
     } else if (D.windowed() && isa<CallInst>(S.CB)) {
       New = placeInWindow(cast<CallInst>(S.CB), *S.F, D, KindV);
@@ -967,13 +978,28 @@ void ModulePlacer::placeOne(Site &S, const Placement &P, const SiteDecision &D,
         KindV = windowedKind(S.CB, *S.F, D, KindV);
       New = placeCall(S.CB, *S.F, KindV);
     }
-    if (!S.F->Scoped) // the scope takes its entry with it
+    if (!S.F->Scoped) { // the scope takes its entry with it
       nameForLog(New, D.Entry);
+      if (CallName)
+        storeLogName(New, "hmplace_log_call", CallName);
+    }
     Remarks.add(RemarkFolder::Passed, "Placed", New, D.Remark);
     Changed = true;
     break;
   }
   }
+}
+
+/// Stores \p Name in the runtime's thread-local \p Var before \p Before.
+void ModulePlacer::storeLogName(Instruction *Before, const char *Var,
+                                Constant *Name) {
+  GlobalVariable *G = M.getGlobalVariable(Var);
+  auto *Ptr = PointerType::getUnqual(Ctx);
+  if (!G)
+    G = new GlobalVariable(M, Ptr, false, GlobalValue::ExternalLinkage, nullptr,
+                           Var, nullptr, GlobalValue::InitialExecTLSModel);
+  IRBuilder<> B(Before);
+  B.CreateStore(Name, B.CreateThreadLocalAddress(G));
 }
 
 /// HMPLACE_LOG names a site entry's allocation by its entry: its key goes
@@ -983,17 +1009,27 @@ void ModulePlacer::placeOne(Site &S, const Placement &P, const SiteDecision &D,
 void ModulePlacer::nameForLog(CallBase *Placed, const PlanEntry *E) {
   if (!E)
     return;
-  GlobalVariable *Site = M.getGlobalVariable("hmplace_log_site");
-  auto *Ptr = PointerType::getUnqual(Ctx);
-  if (!Site)
-    Site = new GlobalVariable(M, Ptr, false, GlobalValue::ExternalLinkage,
-                              nullptr, "hmplace_log_site", nullptr,
-                              GlobalValue::InitialExecTLSModel);
-  IRBuilder<> B(Placed);
   Constant *&Name = EntryNames[E];
   if (!Name)
-    Name = B.CreateGlobalString(E->key(), "hmplace.entry");
-  B.CreateStore(Name, B.CreateThreadLocalAddress(Site));
+    Name = IRBuilder<>(Placed).CreateGlobalString(E->key(), "hmplace.entry");
+  storeLogName(Placed, "hmplace_log_site", Name);
+}
+
+/// For HMPLACE_LOG, the call a `files:` entry places, which the entry's key
+/// does not name: its file:line:col and (Fortran, with -g) the array ("" for
+/// any other entry). Read before the call is replaced.
+std::string ModulePlacer::callForLog(const Site &S, const PlanEntry *E) {
+  if (!E || !E->isFileSet())
+    return "";
+  const SourcePos &P = S.C.Frames.front();
+  std::string Name = sys::path::filename(P.File).str() + ":" +
+                     std::to_string(P.Line) + ":" + std::to_string(P.Column);
+  std::string Object = S.C.Object;
+  if (Object.empty() && isFortranModule(M))
+    Object = allocatedObject(*S.CB, S.F->Scoped);
+  if (!Object.empty())
+    Name += " (" + Object + ")";
+  return Name;
 }
 
 /// A function as the source names it (a copy's debug info keeps its
