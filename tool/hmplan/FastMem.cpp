@@ -154,6 +154,11 @@ std::vector<Stmt> statements(StringRef Src, bool Fixed) {
   for (unsigned L = 0; L < Lines.size(); ++L) {
     StringRef Line = Lines[L].rtrim("\r");
     if (auto D = directiveText(Line, Fixed)) {
+      // The statement before it goes first (`type t` above a directive on
+      // its first component), unless the directive sits between the lines
+      // of one free-form statement.
+      if (Fixed || !Pending)
+        Flush();
       Stmt S;
       S.Text = withoutComment(*D).trim().lower();
       S.Line = L + 1;
