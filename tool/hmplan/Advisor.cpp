@@ -208,9 +208,46 @@ std::string smallShare(double Part, double Whole) {
   return S;
 }
 
+/// "1.23 s", "45.6 ms": \p Ns nanoseconds.
+std::string duration(double Ns) {
+  std::string S;
+  raw_string_ostream OS(S);
+  if (Ns >= 1e9)
+    OS << format("%.2f s", Ns / 1e9);
+  else if (Ns >= 1e6)
+    OS << format("%.1f ms", Ns / 1e6);
+  else
+    OS << format("%.1f us", Ns / 1e3);
+  return S;
+}
+
+/// Why \p I's allocations cost more on the placed path than HBM saves it
+/// (PlacedCost.h), or "" where HBM pays for them.
+std::string costsMore(const Item &I, const Advice &Out) {
+  const PlacedCost &C = Out.Cost;
+  const ProfileContext &Ctx = I.U->Sum;
+  if (!C.on() || !Ctx.AllocCount)
+    return "";
+  double Misses = Out.Measured ? I.Gain : I.Gain / 8; // 8 words a line
+  double Saves = Misses * C.SavedPerMiss;
+  double Each = C.allocCost(Ctx.objectBytes());
+  double Cost = double(Ctx.AllocCount) * Each;
+  if (Cost < Saves)
+    return "";
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "kept: its " << count(Ctx.AllocCount, "allocation", "allocations")
+     << " would cost " << duration(Cost) << " on the placed path ("
+     << format("%.0f ns", Each) << " each), more than the " << duration(Saves)
+     << " HBM would save (" << format("%.0f", Misses)
+     << (Out.Measured ? " misses" : " misses guessed") << " x "
+     << format("%.1f ns", C.SavedPerMiss) << ")";
+  return S;
+}
+
 /// The units that may be placed; the others are decided here: below the
-/// share worth placing, or worth it but no entry can name them (a miss,
-/// warned about).
+/// share worth placing, costing more on the placed path than HBM saves, or
+/// worth it but no entry can name them (a miss, warned about).
 std::vector<const Item *> worthPlacing(const std::vector<Item> &Items,
                                        const AdviseOptions &Opts,
                                        const Advice &Out, Decisions &Dec,
@@ -219,6 +256,16 @@ std::vector<const Item *> worthPlacing(const std::vector<Item> &Items,
   for (const Item &I : Items) {
     double Share = Out.TotalGain > 0 ? I.Gain / Out.TotalGain : 0;
     bool Enough = Out.TotalGain > 0 && Share >= Opts.MinShare;
+    // The placed path's cost decides a context worth placing, and one that
+    // churns (more allocations than objects live at once: temporaries),
+    // whose cost is then the reason it stays, whatever its share.
+    const ProfileContext &C = I.U->Sum;
+    bool Churns = C.AllocCount > C.objectsAtOnce();
+    if (I.Nameable && (Enough || Churns))
+      if (std::string Why = costsMore(I, Out); !Why.empty()) {
+        Dec[&I].Reason = Why;
+        continue;
+      }
     if (Enough && I.Nameable) {
       Worth.push_back(&I);
       Dec[&I].Candidate = true;
@@ -462,6 +509,7 @@ bool advise(const std::vector<ProfileContext> &Contexts,
   Out.Units = planUnits(Contexts);
   Out.BW = Opts.BW;
   Out.Whole = Opts.Whole;
+  Out.Cost = Opts.Cost;
   Timeline Time(Out.Units);
   std::vector<Item> Items = makeItems(Out, Opts, Time);
   Out.Names = fileNames(Items, Opts.PlanDir);

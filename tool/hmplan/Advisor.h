@@ -19,8 +19,9 @@
 ///    to its peak from its first possible allocation to its last free (a
 ///    context with one object: exactly its lifetime).
 ///  - The choice maximises the summed gain under that bound (Knapsack.h).
-///    Contexts below a minimal share of the gain are not placed (memkind
-///    costs more than they win).
+///    Contexts below a minimal share of the gain are not placed, nor those
+///    whose allocations would cost more on the placed path than HBM saves
+///    them (PlacedCost.h).
 ///  - With a DDR capacity and a slow tier (pmem, cxl), the contexts with the
 ///    least gain per byte move to the slow tier until DDR holds the rest.
 ///
@@ -35,6 +36,7 @@
 
 #include "Knapsack.h"
 #include "MemProfile.h"
+#include "PlacedCost.h"
 #include "Shares.h"
 #include "plan/PlanPaths.h"
 
@@ -70,6 +72,8 @@ struct AdviseOptions {
   /// them (Auto), those or an error (Misses), or the chance of a miss from
   /// the bytes a context keeps live (LiveBytes, the model before).
   enum class GainFrom { Auto, Misses, LiveBytes } Gain = GainFrom::Auto;
+  /// What a placed allocation costs against what HBM saves (PlacedCost.h).
+  PlacedCost Cost = PlacedCost::make({}, 0, -1);
 };
 
 /// What one plan entry can name: a context, or several whose stacks differ
@@ -120,6 +124,7 @@ struct Advice {
   ShareChoice Shares; ///< with shares, and the bandwidth model's times
   Bandwidths BW;      ///< as AdviseOptions::BW
   bool Whole = false; ///< as AdviseOptions::Whole
+  PlacedCost Cost;    ///< as AdviseOptions::Cost
 };
 
 /// Decide every context and write the plan. Reports (through \p D) the

@@ -129,6 +129,7 @@ std::string countText(double N) {
 
 /// What the columns mean, for the gain the advisor used.
 void printLegend(const Advice &A, raw_ostream &OS) {
+  OS << A.Cost.describe() << "\n";
   OS << "peak: bytes live at once as the runtime holds them (size classes); ";
   if (!A.Measured) {
     OS << "miss: the chance an access misses the LLC, from the bytes the "
