@@ -326,6 +326,38 @@ static void read_args(int argc, char **argv, struct request *r) {
   }
 }
 
+/* The LLVM major version of the compiler at \p path, as its real path
+ * names it (Debian: /usr/bin/clang-19 -> /usr/lib/llvm-19/bin/clang), or 0
+ * where it does not say (a compiler built elsewhere, an MPI wrapper). */
+static int llvm_major_of(const char *path) {
+  char real[PATH_MAX];
+  if (!realpath(path, real))
+    return 0;
+  const char *at = strstr(real, "/llvm-");
+  if (!at)
+    return 0;
+  char *end;
+  long major = strtol(at + 6, &end, 10);
+  return end != at + 6 && *end == '/' ? (int)major : 0;
+}
+
+/* A compiler of another LLVM cannot load HmPlace.so (LLVM says only "Wrong
+ * API version on plugin ... Got version 2, supported version is 1"): said
+ * here, naming the compilers that can, and exits. */
+static void check_llvm(const char *path) {
+  int major = llvm_major_of(path);
+  if (!major || major == HMPLACE_LLVM_MAJOR)
+    return;
+  fprintf(stderr,
+          "%s: error: %s is LLVM %d's compiler, and this HmPlace was built "
+          "with LLVM %d: its HmPlace.so loads only into LLVM %d's (%s, %s, "
+          "%s); use one of those, or the wrappers of an HmPlace built with "
+          "that compiler's LLVM (HmPlace builds with LLVM 19 or 22)\n",
+          Me, path, major, HMPLACE_LLVM_MAJOR, HMPLACE_LLVM_MAJOR,
+          HMPLACE_CLANG, HMPLACE_CLANGXX, HMPLACE_FLANG);
+  exit(2);
+}
+
 /* The compiler underneath into cmd[0..): $HMPLACE_CC/CXX/FC split at blanks
  * ("ccache clang-19"), else HmPlace's LLVM's; the count, or exits. */
 static int compiler_words(const struct request *r, const char *self,
@@ -629,6 +661,7 @@ int main(int argc, char **argv) {
     cmd[n + r.nargs] = NULL;
     run(cmd);
   }
+  check_llvm(cmd[0]); /* HmPlace.so is loaded from here on */
   if (!r.profile) {
     export_plan(r.plan);
     unsetenv("HMPLACE_PROFILE"); /* HmPlace.so places, not profiles */
