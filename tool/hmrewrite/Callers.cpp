@@ -508,11 +508,13 @@ void recordCaller(EditLocator &L, const Expr *CE, const FunctionDecl *CurFn,
 }
 
 std::string callerNoteProblem(EditLocator &L, const Expr *CE,
-                              const FunctionDecl *CurFn, StringRef CompileDir) {
+                              const FunctionDecl *CurFn, StringRef CompileDir,
+                              CallRecord::EditState &Edit) {
   std::vector<CallRecord> Probe;
   CallerRecorder(L, CE, CurFn, /*AnyCall=*/true).run(CompileDir, Probe);
   if (Probe.empty())
     return "it is not a call the rewrite notes";
+  Edit = Probe.front().Edit;
   return Probe.front().note().NoteProblem;
 }
 

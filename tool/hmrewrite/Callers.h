@@ -34,11 +34,13 @@ void recordCaller(EditLocator &L, const clang::Expr *CE,
                   std::vector<CallRecord> &Out);
 
 /// Why the rewrite could not note \p CE as a caller frame, whatever the
-/// plan names (empty: it can): what --list-sites checks before it offers a
-/// container entry through the call.
+/// plan names (empty: it can), and where an edit of it would go (\p Edit:
+/// a file not rewritten, a system header): what --list-sites checks before
+/// it offers a container entry through the call.
 std::string callerNoteProblem(EditLocator &L, const clang::Expr *CE,
                               const clang::FunctionDecl *CurFn,
-                              llvm::StringRef CompileDir);
+                              llvm::StringRef CompileDir,
+                              CallRecord::EditState &Edit);
 
 /// Record the OpenMP directive \p D as a candidate caller frame if it is a
 /// parallel region on a line that a plan names as one: its body is noted in

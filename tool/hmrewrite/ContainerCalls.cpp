@@ -145,7 +145,7 @@ void ContainerCalls::record(const Expr *E, const CXXRecordDecl *RD,
   if (!DefaultOf.empty())
     R.note().ContainerOp += " (default argument '" + DefaultOf.str() + "')";
   // The entry is offered only where the rewrite can note the call too.
-  R.note().NoteProblem = callerNoteProblem(L, E, CurFn, IDir);
+  R.note().NoteProblem = callerNoteProblem(L, E, CurFn, IDir, R.Edit);
   Out.push_back(std::move(R));
 }
 

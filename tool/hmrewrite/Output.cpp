@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <unistd.h>
 
 using namespace clang;
@@ -410,8 +411,18 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
       OS << "in a file not rewritten (select it with --header-filter)";
     OS << "\n";
   }
+  // Container calls of files not rewritten (a header not selected, a
+  // macro of another package expanded there) are no entries: counted by
+  // file, in one line each.
   std::vector<const CallRecord *> Containers;
+  std::map<std::string, unsigned> NotSelected;
   for (const CallRecord *C : S.containerSites()) {
+    if (C->Edit == CallRecord::InSystemHeader)
+      continue;
+    if (C->Edit == CallRecord::InOtherFile) {
+      ++NotSelected[C->Key.File];
+      continue;
+    }
     if (C->Note->NoteProblem.empty()) {
       Containers.push_back(C);
       continue;
@@ -422,6 +433,10 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
        << ": the rewrite cannot note the call (" << C->Note->NoteProblem
        << "); HmPlace.so places such an entry\n";
   }
+  for (const auto &[File, N] : NotSelected)
+    OS << "# not listed: " << N << " container call" << (N == 1 ? "" : "s")
+       << " in " << Names.name(File)
+       << ", a file not rewritten (select it with --header-filter)\n";
   if (Sites.empty() && Containers.empty()) {
     OS << "sites: []\n";
     return;
