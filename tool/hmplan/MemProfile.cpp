@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Object/BuildID.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/ProfileData/InstrProfReader.h"
@@ -106,6 +107,10 @@ struct Collected {
   /// stack key, objects and bytes.
   std::map<std::tuple<std::string, uint64_t, uint64_t>, unsigned> MisreadTaken;
   unsigned Unresolved = 0;    ///< contexts with a frame the index lacks
+  /// The functions of those frames: the ones the binary's debug info does
+  /// not name (a name, or the frame's GUID where the reader has none), and
+  /// the ones it names twice.
+  std::set<std::string> Unnamed, NamedTwice;
   unsigned MergedCallers = 0; ///< contexts with a caller frame at line 0
   /// Contexts, and those whose allocating function (the innermost physical
   /// one) keeps no frame pointer, of which outside `main`.
@@ -118,15 +123,52 @@ struct Collected {
 };
 
 /// Where the reader's frame \p F is in the program, or null where no entry
-/// can name it (a function the index lacks or has twice).
+/// can name it (a function the index lacks or has twice: its name goes to
+/// \p C's Unnamed or NamedTwice).
 const FunctionIndex::Decl *declOf(const memprof::Frame &F,
-                                  const FunctionIndex &Index) {
+                                  const FunctionIndex &Index, Collected &C) {
   const FunctionIndex::Decl *Decl = F.hasSymbolName()
                                         ? Index.byName(F.getSymbolName())
                                         : Index.byGUID(F.Function);
   if (!Decl && F.hasSymbolName())
     Decl = Index.byGUID(F.Function);
-  return Decl && !Decl->Ambiguous ? Decl : nullptr;
+  if (Decl && !Decl->Ambiguous)
+    return Decl;
+  if (Decl)
+    C.NamedTwice.insert(Decl->Name);
+  else
+    C.Unnamed.insert(F.hasSymbolName()
+                         ? demangle(F.getSymbolName().str())
+                         : "function " + utohexstr(F.Function, true) +
+                               " (a GUID)");
+  return nullptr;
+}
+
+/// Why no entry can name a context allocated in \p F, a frame declOf
+/// refused.
+std::string unnamedWhy(const memprof::Frame &F, const FunctionIndex &Index) {
+  const FunctionIndex::Decl *Decl = F.hasSymbolName()
+                                        ? Index.byName(F.getSymbolName())
+                                        : Index.byGUID(F.Function);
+  if (Decl && Decl->Ambiguous)
+    return "allocated in " + Decl->Name +
+           ", a name the binary's debug info gives two functions (two static "
+           "functions of one name): which one cannot be told";
+  return "allocated by code the binary's debug info does not name (a shared "
+         "library)";
+}
+
+/// "a, b, c and 4 more": at most \p Most of \p Names.
+std::string someOf(const std::set<std::string> &Names, size_t Most = 4) {
+  std::string S;
+  size_t I = 0;
+  for (const std::string &N : Names) {
+    if (I == Most)
+      return S + " and " + std::to_string(Names.size() - Most) + " more";
+    S += (I ? ", " : "") + N;
+    ++I;
+  }
+  return S;
 }
 
 /// \p AI's frames into \p Ctx, innermost first, cut after the first
@@ -140,12 +182,11 @@ void addFrames(const memprof::AllocationInfo &AI, const FunctionIndex &Index,
                         [](const memprof::Frame &F) { return F.Column != 0; });
   for (size_t I = 0; I < AI.CallStack.size(); ++I) {
     const memprof::Frame &F = AI.CallStack[I];
-    const FunctionIndex::Decl *Decl = declOf(F, Index);
+    const FunctionIndex::Decl *Decl = declOf(F, Index, C);
     if (!Decl) {
       Missing = true;
       if (Ctx.Frames.empty())
-        Ctx.Unnameable = "allocated by code the binary's debug info does not "
-                         "name (a shared library)";
+        Ctx.Unnameable = unnamedWhy(F, Index);
       continue;
     }
     // A call the optimizer merged with another (two identical calls in an
@@ -623,10 +664,17 @@ bool addProfile(StringRef Path, StringRef Binary, Collected &C,
                Twine(N) + " call stack" + (N == 1 ? " " + Verb : "s " + Verbs) +
                    " " + Rest);
   };
+  std::string Whose;
+  if (!C.Unnamed.empty())
+    Whose += "; not named (code without debug info, a shared library's): " +
+             someOf(C.Unnamed);
+  if (!C.NamedTwice.empty())
+    Whose += "; named twice (two static functions of one name): " +
+             someOf(C.NamedTwice);
   Note(C.Unresolved, "has", "have",
-       "a frame the binary's debug info does not name, or names twice (two "
-       "static functions of one name): those frames are left out of the "
-       "entries");
+       "a frame the binary's debug info does not name, or names twice: "
+       "those frames are left out of the entries" +
+           Whose);
   unsigned NoDebugCalls = 0, MergedCalls = 0;
   for (const auto &[Key, Ctx] : C.ByKey) {
     const ProfileFrame &In = Ctx.Frames.front();
