@@ -176,6 +176,15 @@ std::string entryNote(const Entry &E, const Advice &Out) {
                      share(E.Accesses, Out.TotalAccesses) + " of all accesses";
   if (E.Stacks > 1)
     Note += " (" + std::to_string(E.Stacks) + " contexts)";
+  // A split says why, and with which bandwidths where the model chose it.
+  if (!E.Tier.empty() && E.Share && E.Share < 100)
+    Note += Out.BW.given()
+                ? "; split: both tiers serve it at once (bandwidth model: " +
+                      E.Tier + " " + rateText(Out.BW.Fast) + ", ddr " +
+                      rateText(Out.BW.Slow) + ")"
+                : "; split: " + E.Tier +
+                      " holds no more of it (no bandwidths given: shares "
+                      "only fill the capacity)";
   return Note;
 }
 

@@ -384,7 +384,9 @@ std::set<const Item *> chooseFast(const std::vector<Item> &Items,
       CD.Reason = "split: " + std::to_string(CD.Share) + "% of its pages in " +
                   Fast + ", the rest in DDR: " + Gain +
                   (Opts.BW.given()
-                       ? "; both tiers serve it at once (bandwidth model)"
+                       ? "; both tiers serve it at once (bandwidth model: " +
+                             Fast + " " + rateText(Opts.BW.Fast) + ", ddr " +
+                             rateText(Opts.BW.Slow) + ")"
                        : "; " + Fast + " holds no more of it while it lives");
     } else if (I->U->Usable > Cap) {
       auto [Its, Capacity] = humanSizes(I->U->Usable, Cap);

@@ -48,13 +48,6 @@ std::string decisionText(const ContextDecision &CD) {
                         : CD.Tier;
 }
 
-/// "1100 GB/s".
-std::string rateText(double BytesPerSecond) {
-  std::string S;
-  raw_string_ostream(S) << format("%.0f GB/s", BytesPerSecond / 1e9);
-  return S;
-}
-
 /// The bandwidth model's prediction for the plan, after the table.
 void printPrediction(const Advice &A, raw_ostream &OS) {
   if (!A.BW.given() || A.Shares.Time <= 0)

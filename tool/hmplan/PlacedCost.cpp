@@ -60,9 +60,8 @@ std::string PlacedCost::describe() const {
     OS << "13 ns (to 16 KiB), 205 ns (256 KiB), 335 ns (1 MiB) more than the "
           "heap's (measured: scripts/bench alloc)";
   OS << "; HBM saves " << format("%.1f ns", SavedPerMiss)
-     << " a miss (a 64-byte line at " << format("%.0f", FastBW / 1e9)
-     << " GB/s instead of " << format("%.0f", SlowBW / 1e9)
-     << " GB/s, shared by " << Cores
+     << " a miss (a 64-byte line at " << rateText(FastBW) << " instead of "
+     << rateText(SlowBW) << ", shared by " << Cores
      << " cores); a context whose allocations cost more than its "
         "misses save is kept";
   return S;

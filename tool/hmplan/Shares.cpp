@@ -6,6 +6,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,6 +39,12 @@ std::string parseRate(StringRef Text, double &Out) {
            "': a bandwidth must be finite and above 0, e.g. 1100GB/s";
   Out = X * Scale;
   return "";
+}
+
+std::string rateText(double BytesPerSecond) {
+  std::string S;
+  raw_string_ostream(S) << format("%.0f GB/s", BytesPerSecond / 1e9);
+  return S;
 }
 
 std::string parseBandwidths(StringRef Spec, Bandwidths &Out) {

@@ -54,6 +54,8 @@ std::string parseRate(llvm::StringRef Text, double &Out);
 /// Parse `hbm=1100GB/s,ddr=370GB/s` (GB/s, GiB/s, MB/s, MiB/s, or bytes/s
 /// without a unit). "" or what is wrong.
 std::string parseBandwidths(llvm::StringRef Spec, Bandwidths &Out);
+/// "1100 GB/s": \p BytesPerSecond as people write it.
+std::string rateText(double BytesPerSecond);
 
 /// A context as the share choice sees it.
 struct ShareItem {
