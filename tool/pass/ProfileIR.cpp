@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ProfileIR.h"
+#include "SourceColumns.h"
 #include "plan/AllocFns.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -60,6 +61,9 @@ static void bracket(CallBase &CB) {
 }
 
 PreservedAnalyses ProfilePrepPass::run(Module &M, ModuleAnalysisManager &) {
+  // A Fortran module compiled from flang's preprocessed copy (CMake's Ninja
+  // generator): the profile names the source's columns, not the copy's.
+  moveLocationsToSource(M);
   std::vector<CallBase *> Runtime;
   for (Function &F : M) {
     if (F.isDeclaration())

@@ -5,9 +5,13 @@
 #include "plan/PreprocessedCopy.h"
 #include "plan/SiteKey.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -95,5 +99,34 @@ SourcePoint sourcePoint(const DILocation *DL) {
 }
 
 std::string columnProblem(const DILocation *DL) { return readBack(DL).Problem; }
+
+bool moveLocationsToSource(Module &M) {
+  DenseMap<const DILocation *, DILocation *> Moved;
+  std::function<DILocation *(DILocation *)> Move =
+      [&](DILocation *DL) -> DILocation * {
+    if (!DL)
+      return nullptr;
+    auto It = Moved.find(DL);
+    if (It != Moved.end())
+      return It->second;
+    DILocation *In = Move(DL->getInlinedAt());
+    SourcePoint P = sourcePoint(DL);
+    DILocation *New = DL;
+    if (In != DL->getInlinedAt() || P.Line != DL->getLine() ||
+        P.Column != DL->getColumn())
+      New = DILocation::get(DL->getContext(), P.Line, P.Column, DL->getScope(),
+                            In, DL->isImplicitCode());
+    return Moved[DL] = New;
+  };
+  bool Changed = false;
+  for (Function &F : M)
+    for (Instruction &I : instructions(F))
+      if (DILocation *DL = I.getDebugLoc().get())
+        if (DILocation *New = Move(DL); New != DL) {
+          I.setDebugLoc(New);
+          Changed = true;
+        }
+  return Changed;
+}
 
 } // namespace hmplace

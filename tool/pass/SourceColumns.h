@@ -30,6 +30,13 @@ SourcePoint sourcePoint(const llvm::DILocation *DL);
 /// entries that match nothing.
 std::string columnProblem(const llvm::DILocation *DL);
 
+/// Every debug location of \p M that a preprocessed copy gives, moved onto
+/// the source's line and column (sourcePoint), its inlined-at chain too:
+/// profile mode, so that the profiled binary's debug info names the source
+/// as plan entries do, whatever the generator compiled. Returns whether
+/// anything moved.
+bool moveLocationsToSource(llvm::Module &M);
+
 } // namespace hmplace
 
 #endif
