@@ -10,6 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
+#include "plan/BoundedRead.h"
 
 #include "BuildCommands.h"
 #include "Output.h"
@@ -50,6 +51,33 @@ uniqueSourcePaths(const std::vector<std::string> &Paths) {
   return Out;
 }
 
+/// A source given is a regular file within the bound of a source
+/// (BoundedRead.h): clang would read a device or a pipe without end, or a
+/// file of gigabytes into memory.
+bool checkSource(const std::string &Src, DiagEngine &D) {
+  sys::fs::file_status St;
+  if (sys::fs::status(Src, St) || !sys::fs::exists(St)) {
+    D.report(Src, Severity::Error, "cannot read source: no such file");
+    return false;
+  }
+  if (!sys::fs::is_regular_file(St)) {
+    D.report(Src, Severity::Error,
+             "cannot read source: a device, a pipe or a directory, not a "
+             "file");
+    return false;
+  }
+  if (St.getSize() > inputBound(InputKind::Source)) {
+    D.report(Src, Severity::Error,
+             "cannot read source: it is " + std::to_string(St.getSize()) +
+                 " bytes, over " +
+                 std::to_string(inputBound(InputKind::Source) >> 20) +
+                 " MiB, the most HmPlace reads of " +
+                 inputName(InputKind::Source));
+    return false;
+  }
+  return true;
+}
+
 /// Options that contradict each other, and sources that do not exist, are
 /// errors before anything is parsed. Opens the plan into \p Plan.
 bool checkOptions(const RewriteOptions &O,
@@ -77,10 +105,8 @@ bool checkOptions(const RewriteOptions &O,
     return false;
   }
   for (const std::string &Src : Sources)
-    if (!sys::fs::exists(Src)) {
-      D.report(Src, Severity::Error, "cannot read source: no such file");
+    if (!checkSource(Src, D))
       return false;
-    }
   return true;
 }
 
