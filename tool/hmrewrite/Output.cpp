@@ -364,6 +364,39 @@ static PlanPathNamer listingNames(const RewriteSession &S, StringRef PlanDir) {
   return PlanPathNamer(PlanDir, Files);
 }
 
+/// The container calls --list-sites lists as entries; the others are
+/// comments in \p OS: one a call the rewrite cannot note, one a file not
+/// rewritten (a header not selected, a macro of another package expanded
+/// there), with its count of calls. System headers are left out.
+static std::vector<const CallRecord *>
+listedContainers(const RewriteSession &S, const PlanPathNamer &Names,
+                 raw_ostream &OS) {
+  std::vector<const CallRecord *> Containers;
+  std::map<std::string, unsigned> NotSelected;
+  for (const CallRecord *C : S.containerSites()) {
+    if (C->Edit == CallRecord::InSystemHeader)
+      continue;
+    if (C->Edit == CallRecord::InOtherFile) {
+      ++NotSelected[C->Key.File];
+      continue;
+    }
+    if (C->Note->NoteProblem.empty()) {
+      Containers.push_back(C);
+      continue;
+    }
+    OS << "# not listed: [std::allocator, " << Names.name(C->Key.File) << ":"
+       << C->Key.Line << ":" << C->Key.Column << "] " << C->Note->ContainerOp
+       << (C->Enclosing.empty() ? "" : " in " + C->Enclosing)
+       << ": the rewrite cannot note the call (" << C->Note->NoteProblem
+       << "); HmPlace.so places such an entry\n";
+  }
+  for (const auto &[File, N] : NotSelected)
+    OS << "# not listed: " << N << " container call" << (N == 1 ? "" : "s")
+       << " in " << Names.name(File)
+       << ", a file not rewritten (select it with --header-filter)\n";
+  return Containers;
+}
+
 void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
                    StringRef PlanDir, raw_ostream &OS) {
   PlanPathNamer Names = listingNames(S, PlanDir);
@@ -411,32 +444,7 @@ void printSiteList(const RewriteSession &S, StringRef Kind, unsigned Depth,
       OS << "in a file not rewritten (select it with --header-filter)";
     OS << "\n";
   }
-  // Container calls of files not rewritten (a header not selected, a
-  // macro of another package expanded there) are no entries: counted by
-  // file, in one line each.
-  std::vector<const CallRecord *> Containers;
-  std::map<std::string, unsigned> NotSelected;
-  for (const CallRecord *C : S.containerSites()) {
-    if (C->Edit == CallRecord::InSystemHeader)
-      continue;
-    if (C->Edit == CallRecord::InOtherFile) {
-      ++NotSelected[C->Key.File];
-      continue;
-    }
-    if (C->Note->NoteProblem.empty()) {
-      Containers.push_back(C);
-      continue;
-    }
-    OS << "# not listed: [std::allocator, " << frameText(C->Key) << "] "
-       << C->Note->ContainerOp
-       << (C->Enclosing.empty() ? "" : " in " + C->Enclosing)
-       << ": the rewrite cannot note the call (" << C->Note->NoteProblem
-       << "); HmPlace.so places such an entry\n";
-  }
-  for (const auto &[File, N] : NotSelected)
-    OS << "# not listed: " << N << " container call" << (N == 1 ? "" : "s")
-       << " in " << Names.name(File)
-       << ", a file not rewritten (select it with --header-filter)\n";
+  std::vector<const CallRecord *> Containers = listedContainers(S, Names, OS);
   if (Sites.empty() && Containers.empty()) {
     OS << "sites: []\n";
     return;
