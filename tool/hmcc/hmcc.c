@@ -333,12 +333,15 @@ static int llvm_major_of(const char *path) {
   char real[PATH_MAX];
   if (!realpath(path, real))
     return 0;
-  const char *at = strstr(real, "/llvm-");
-  if (!at)
-    return 0;
-  char *end;
-  long major = strtol(at + 6, &end, 10);
-  return end != at + 6 && *end == '/' ? (int)major : 0;
+  int major = 0; /* the last /llvm-N/bin/ of the path */
+  for (const char *at = strstr(real, "/llvm-"); at;
+       at = strstr(at + 1, "/llvm-")) {
+    char *end;
+    long n = strtol(at + 6, &end, 10);
+    if (end != at + 6 && starts_with(end, "/bin/"))
+      major = (int)n;
+  }
+  return major;
 }
 
 /* A compiler of another LLVM cannot load HmPlace.so (LLVM says only "Wrong
