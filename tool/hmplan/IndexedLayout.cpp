@@ -4,12 +4,13 @@
 // IndexedMemProfReader::deserialize): a header of 5 to 9 words by version;
 // from version 4 a summary (field and entry counts, 8 bytes a field, 24 an
 // entry), two with the context-sensitive variant; the counts' on-disk hash
-// table (bucket and entry counts, then a word per bucket) at HashOffset;
-// with the memory profile variant, at MemProfOffset its version (version 0
-// none), its offsets, (version 4) its summary, its schema (a count and a
-// word per field) and its tables; from version 9 the binary ids (a length,
-// then the ids), from 12 the virtual table names (a length, then the
-// names).
+// table at HashOffset (bucket and entry counts, then a word per bucket,
+// each bucket a count and its items: a hash, the key's and data's lengths,
+// the key and the data); with the memory profile variant, at MemProfOffset
+// its version (version 0 none), its offsets, (version 4) its summary, its
+// schema (a count and a word per field) and its record table (a hash table
+// as the counts'); from version 9 the binary ids (a length, then the ids),
+// from 12 the virtual table names (a length, then the names).
 //
 //===----------------------------------------------------------------------===//
 #include "IndexedLayout.h"
@@ -52,6 +53,7 @@ struct Layout {
 
   bool summary(uint64_t &At, const char *Which);
   bool table(uint64_t At, const std::string &What);
+  bool items(uint64_t Off, const std::string &What);
   bool lengthAt(uint64_t At, const std::string &What);
   bool memProf(uint64_t At);
   bool schema(uint64_t &At);
@@ -93,14 +95,33 @@ bool Layout::table(uint64_t At, const std::string &What) {
       Buckets > (Data.size() - At - 16) / 8)
     return fail(What + "'s " + std::to_string(Buckets) +
                 " buckets are no power of two within the file");
-  for (uint64_t B = 0; B < Buckets; ++B) {
-    uint64_t Off = word(At + 16 + 8 * B);
-    if (Off && !has(Off, 2))
-      return fail(What + "'s bucket " + std::to_string(B) +
-                  " begins past the end");
-  }
   if (Entries > Data.size())
     return fail(What + " claims " + std::to_string(Entries) + " entries");
+  for (uint64_t B = 0; B < Buckets; ++B) {
+    uint64_t Off = word(At + 16 + 8 * B);
+    if (Off && !items(Off, What + "'s bucket " + std::to_string(B)))
+      return false;
+  }
+  return true;
+}
+
+bool Layout::items(uint64_t Off, const std::string &What) {
+  // A bucket: a 16-bit count, then its items, each a 64-bit hash, the key's
+  // and the data's lengths (64-bit each), the key and the data.
+  ByteCursor C{Data, Off};
+  unsigned Count = C.next<uint16_t>();
+  for (unsigned I = 0; I < Count && !C.Bad; ++I) {
+    C.next<uint64_t>();
+    uint64_t KeyLen = C.next<uint64_t>(), DataLen = C.next<uint64_t>();
+    if (!C.Bad && (!C.has(KeyLen) || !C.skip(KeyLen) || !C.has(DataLen)))
+      return fail(What + "'s item " + std::to_string(I + 1) + " (" +
+                  std::to_string(KeyLen) + " and " + std::to_string(DataLen) +
+                  " bytes) runs past the end");
+    C.skip(DataLen);
+  }
+  if (C.Bad)
+    return fail(What + " at byte " + std::to_string(Off) +
+                " runs past the end");
   return true;
 }
 
