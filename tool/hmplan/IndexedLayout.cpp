@@ -8,9 +8,10 @@
 // each bucket a count and its items: a hash, the key's and data's lengths,
 // the key and the data); with the memory profile variant, at MemProfOffset
 // its version (version 0 none), its offsets, (version 4) its summary, its
-// schema (a count and a word per field) and its record table (a hash table
-// as the counts'); from version 9 the binary ids (a length, then the ids),
-// from 12 the virtual table names (a length, then the names).
+// schema (a count and a word per field), its record table and (versions 0
+// to 2) its frame and call stack tables (hash tables as the counts'); from
+// version 9 the binary ids (a length, then the ids), from 12 the virtual table
+// names (a length, then the names).
 //
 //===----------------------------------------------------------------------===//
 #include "IndexedLayout.h"
@@ -52,8 +53,8 @@ struct Layout {
   }
 
   bool summary(uint64_t &At, const char *Which);
-  bool table(uint64_t At, const std::string &What);
-  bool items(uint64_t Off, const std::string &What);
+  bool table(uint64_t At, const std::string &What, bool KeyLengths = true);
+  bool items(uint64_t Off, const std::string &What, bool KeyLengths);
   bool lengthAt(uint64_t At, const std::string &What);
   bool memProf(uint64_t At);
   bool schema(uint64_t &At);
@@ -86,7 +87,7 @@ bool Layout::summary(uint64_t &At, const char *Which) {
   return true;
 }
 
-bool Layout::table(uint64_t At, const std::string &What) {
+bool Layout::table(uint64_t At, const std::string &What, bool KeyLengths) {
   uint64_t Buckets, Entries;
   if (!word(At, Buckets, What + "'s bucket count") ||
       !word(At + 8, Entries, What + "'s entry count"))
@@ -99,20 +100,22 @@ bool Layout::table(uint64_t At, const std::string &What) {
     return fail(What + " claims " + std::to_string(Entries) + " entries");
   for (uint64_t B = 0; B < Buckets; ++B) {
     uint64_t Off = word(At + 16 + 8 * B);
-    if (Off && !items(Off, What + "'s bucket " + std::to_string(B)))
+    if (Off && !items(Off, What + "'s bucket " + std::to_string(B), KeyLengths))
       return false;
   }
   return true;
 }
 
-bool Layout::items(uint64_t Off, const std::string &What) {
+bool Layout::items(uint64_t Off, const std::string &What, bool KeyLengths) {
   // A bucket: a 16-bit count, then its items, each a 64-bit hash, the key's
-  // and the data's lengths (64-bit each), the key and the data.
+  // (where the key's length varies) and the data's lengths (64-bit each),
+  // the key and the data.
   ByteCursor C{Data, Off};
   unsigned Count = C.next<uint16_t>();
   for (unsigned I = 0; I < Count && !C.Bad; ++I) {
     C.next<uint64_t>();
-    uint64_t KeyLen = C.next<uint64_t>(), DataLen = C.next<uint64_t>();
+    uint64_t KeyLen = KeyLengths ? C.next<uint64_t>() : 8;
+    uint64_t DataLen = C.next<uint64_t>();
     if (!C.Bad && (!C.has(KeyLen) || !C.skip(KeyLen) || !C.has(DataLen)))
       return fail(What + "'s item " + std::to_string(I + 1) + " (" +
                   std::to_string(KeyLen) + " and " + std::to_string(DataLen) +
@@ -179,7 +182,21 @@ bool Layout::memProf(uint64_t At) {
   // The record table's header: in versions 0-2 the first offset, in 3 and 4
   // the third.
   uint64_t Records = Version == 0 ? First : word(At + (Version <= 2 ? 8 : 24));
-  return table(Records, "the memory profile's record table");
+  if (!table(Records, "the memory profile's record table"))
+    return false;
+  // Versions 0 to 2: the frames' table after the record table's offset and
+  // the frames' payload; version 2: the call stacks' two more on (its keys
+  // are 8 bytes, their length not written). Versions 3 and 4 hold them as
+  // arrays (not walked).
+  uint64_t Offsets0 = Version == 0 ? At : At + 8;
+  if (Version <= 2 &&
+      !table(word(Offsets0 + 16), "the memory profile's frame table"))
+    return false;
+  if (Version == 2 &&
+      !table(word(Offsets0 + 32), "the memory profile's call stack table",
+             /*KeyLengths=*/false))
+    return false;
+  return true;
 }
 
 } // namespace
