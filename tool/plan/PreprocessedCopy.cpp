@@ -72,6 +72,7 @@ PreprocessedCopy::PreprocessedCopy(std::string TextIn)
     }
     if (Seen) {
       ByKey.emplace(std::make_pair(File, Line), Lines.size());
+      Files.insert(File);
       Lines.push_back(L);
       Keys.emplace_back(File, Line);
     }
@@ -83,16 +84,15 @@ PreprocessedCopy::PreprocessedCopy(std::string TextIn)
 }
 
 std::string PreprocessedCopy::keyFile(StringRef File) const {
-  for (const auto &K : Keys)
-    if (K.first == File)
-      return K.first;
+  if (Files.count(File.str()))
+    return File.str();
   StringRef Name = sys::path::filename(File);
   std::string Only;
-  for (const auto &K : Keys)
-    if (sys::path::filename(K.first) == Name) {
-      if (!Only.empty() && Only != K.first)
+  for (const std::string &F : Files)
+    if (sys::path::filename(F) == Name) {
+      if (!Only.empty())
         return "";
-      Only = K.first;
+      Only = F;
     }
   return Only;
 }

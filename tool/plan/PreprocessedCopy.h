@@ -25,6 +25,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,6 +89,7 @@ private:
   /// (file as the directives write it, the line it is counted as), per line
   std::vector<std::pair<std::string, unsigned>> Keys;
   std::multimap<std::pair<std::string, unsigned>, size_t> ByKey;
+  std::set<std::string> Files; ///< the files the directives name
   std::optional<FortranText> Statements;
 };
 
