@@ -17,9 +17,11 @@
 #include "IndexedLayout.h"
 #include "ProfileBytes.h"
 
+#include "llvm/ProfileData/MemProf.h"
 #include "llvm/Support/Endian.h"
 
 #include <cstdint>
+#include <optional>
 
 using namespace llvm;
 
@@ -52,12 +54,24 @@ struct Layout {
     return true;
   }
 
+  /// Versions 3 and 4 (IndexedMemProfReader::deserializeV3): the frames,
+  /// 17 bytes each, from the schema's end to the call stacks; the call
+  /// stacks' radix tree of 32-bit entries from there to the records; the
+  /// size of a record's MemInfoBlock by the schema. Set: records are walked.
+  struct Linear {
+    uint64_t Frames = 0, StackAt = 0, StackEnd = 0, InfoSize = 0;
+  };
+  std::optional<Linear> Arrays;
+
   bool summary(uint64_t &At, const char *Which);
   bool table(uint64_t At, const std::string &What, bool KeyLengths = true);
   bool items(uint64_t Off, const std::string &What, bool KeyLengths);
   bool lengthAt(uint64_t At, const std::string &What);
   bool memProf(uint64_t At);
-  bool schema(uint64_t &At);
+  bool schema(uint64_t &At, uint64_t &InfoSize);
+  bool linearArrays(uint64_t At, uint64_t FrameAt, uint64_t InfoSize);
+  bool record(uint64_t At, uint64_t Len);
+  bool callStack(uint64_t Id);
 };
 
 /// The header's size for \p Version (IndexedInstrProf::Header::size()).
@@ -120,6 +134,8 @@ bool Layout::items(uint64_t Off, const std::string &What, bool KeyLengths) {
       return fail(What + "'s item " + std::to_string(I + 1) + " (" +
                   std::to_string(KeyLen) + " and " + std::to_string(DataLen) +
                   " bytes) runs past the end");
+    if (Arrays && !C.Bad && !record(C.At, DataLen))
+      return false;
     C.skip(DataLen);
   }
   if (C.Bad)
@@ -138,14 +154,89 @@ bool Layout::lengthAt(uint64_t At, const std::string &What) {
   return true;
 }
 
-bool Layout::schema(uint64_t &At) {
+bool Layout::schema(uint64_t &At, uint64_t &InfoSize) {
   uint64_t Count;
   if (!word(At, Count, "the memory profile's schema"))
     return false;
   if (Count > (Data.size() - At - 8) / 8)
     return fail("the memory profile's schema of " + std::to_string(Count) +
                 " fields runs past the end");
+  memprof::MemProfSchema Schema;
+  for (uint64_t I = 0; I < Count; ++I) {
+    uint64_t Id = word(At + 8 + 8 * I);
+    if (Id >= uint64_t(memprof::Meta::Size))
+      return fail("the memory profile's schema names field " +
+                  std::to_string(Id) + ", which LLVM does not know");
+    Schema.push_back(memprof::Meta(Id));
+  }
+  InfoSize = memprof::PortableMemInfoBlock::serializedSize(Schema);
   At += 8 + 8 * Count;
+  return true;
+}
+
+bool Layout::linearArrays(uint64_t At, uint64_t FrameAt, uint64_t InfoSize) {
+  // The offsets after the version: the call stacks', the records', ...
+  uint64_t StackAt = word(At + 8), RecordAt = word(At + 16);
+  if (FrameAt > StackAt || StackAt > RecordAt || RecordAt > Data.size())
+    return fail("the memory profile's frames (byte " + std::to_string(FrameAt) +
+                "), call stacks (" + std::to_string(StackAt) +
+                ") and records (" + std::to_string(RecordAt) +
+                ") are out of order or past the end");
+  constexpr uint64_t FrameSize = 8 + 4 + 4 + 1; // GUID, line, column, inline
+  Arrays = Linear{(StackAt - FrameAt) / FrameSize, StackAt, RecordAt, InfoSize};
+  return true;
+}
+
+bool Layout::record(uint64_t At, uint64_t Len) {
+  // Its allocation sites (a count, then each one's call stack id and
+  // MemInfoBlock), then its call sites (a count, then their ids).
+  ByteCursor R{Data.take_front(At + Len), At};
+  uint64_t Sites = R.next<uint64_t>();
+  for (uint64_t I = 0; I < Sites && !R.Bad; ++I) {
+    uint32_t Id = R.next<uint32_t>();
+    if (R.skip(Arrays->InfoSize) && !callStack(Id))
+      return false;
+  }
+  uint64_t Calls = R.next<uint64_t>();
+  for (uint64_t I = 0; I < Calls && !R.Bad; ++I)
+    if (uint32_t Id = R.next<uint32_t>(); !R.Bad && !callStack(Id))
+      return false;
+  if (R.Bad)
+    return fail("a memory profile record at byte " + std::to_string(At) +
+                " runs past its " + std::to_string(Len) + " bytes");
+  return true;
+}
+
+bool Layout::callStack(uint64_t Id) {
+  // LinearCallStackIdConverter: a frame count, then per frame its id, or a
+  // negative step forward to it (the radix tree shares callers' frames).
+  const Linear &L = *Arrays;
+  uint64_t Words = (L.StackEnd - L.StackAt) / 4;
+  auto Bad = [&](const char *What) {
+    return fail("the memory profile's call stack " + std::to_string(Id) + " " +
+                What);
+  };
+  if (Id >= Words)
+    return Bad("begins past the call stacks");
+  uint64_t Pos = Id + 1;
+  uint32_t N = support::endian::read32le(Data.data() + L.StackAt + 4 * Id);
+  if (N > Words - Pos)
+    return Bad("has more frames than the call stacks hold");
+  for (uint32_t K = 0; K < N; ++K, ++Pos) {
+    if (Pos >= Words)
+      return Bad("runs past the call stacks");
+    int32_t E =
+        int32_t(support::endian::read32le(Data.data() + L.StackAt + 4 * Pos));
+    if (E < 0) { // the walk goes on from where the step leads
+      uint64_t Step = uint64_t(-int64_t(E));
+      if (Step >= Words - Pos)
+        return Bad("steps past the call stacks");
+      Pos += Step;
+      E = int32_t(support::endian::read32le(Data.data() + L.StackAt + 4 * Pos));
+    }
+    if (E < 0 || uint64_t(E) >= L.Frames)
+      return Bad("names a frame the profile does not hold");
+  }
   return true;
 }
 
@@ -177,7 +268,10 @@ bool Layout::memProf(uint64_t At) {
       return fail("the memory profile's summary runs past the end");
     Cur += 4 + 8 * Fields;
   }
-  if (!schema(Cur))
+  uint64_t InfoSize;
+  if (!schema(Cur, InfoSize))
+    return false;
+  if (Version >= 3 && !linearArrays(At, Cur, InfoSize))
     return false;
   // The record table's header: in versions 0-2 the first offset, in 3 and 4
   // the third.
@@ -187,7 +281,7 @@ bool Layout::memProf(uint64_t At) {
   // Versions 0 to 2: the frames' table after the record table's offset and
   // the frames' payload; version 2: the call stacks' two more on (its keys
   // are 8 bytes, their length not written). Versions 3 and 4 hold them as
-  // arrays (not walked).
+  // arrays, walked from the records (record()).
   uint64_t Offsets0 = Version == 0 ? At : At + 8;
   if (Version <= 2 &&
       !table(word(Offsets0 + 16), "the memory profile's frame table"))
