@@ -164,7 +164,7 @@ bool Layout::schema(uint64_t &At, uint64_t &InfoSize) {
   memprof::MemProfSchema Schema;
   for (uint64_t I = 0; I < Count; ++I) {
     uint64_t Id = word(At + 8 + 8 * I);
-    if (Id >= uint64_t(memprof::Meta::Size))
+    if (Id == 0 || Id >= uint64_t(memprof::Meta::Size)) // 0: Meta::Start
       return fail("the memory profile's schema names field " +
                   std::to_string(Id) + ", which LLVM does not know");
     Schema.push_back(memprof::Meta(Id));
