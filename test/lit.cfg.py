@@ -48,6 +48,7 @@ config.substitutions.append(("%clang_format", os.path.join(tools, "clang-format"
 config.substitutions.append(("%hmplan_raw_fuzz", tool("hmplan-raw-fuzz")))
 config.substitutions.append(("%hmplan_indexed_fuzz", tool("hmplan-indexed-fuzz")))
 config.substitutions.append(("%hmplan_fuzz", tool("hmplan-fuzz")))
+config.substitutions.append(("%hmplan_sanitized", tool("hmplan-sanitized")))
 config.substitutions.append(("%hmplan", tool("hmplan")))
 # The build tree itself (install tests install from it).
 config.substitutions.append(("%hmplace_build", config.hmplace_obj_root))
