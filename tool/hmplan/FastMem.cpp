@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "FastMem.h"
 #include "plan/BoundedRead.h"
+#include "plan/FortranText.h"
 
 #include "plan/Plan.h"
 #include "plan/SiteKey.h"
@@ -67,30 +68,6 @@ struct Allocate {
   /// The objects in order; a component as `%name`.
   std::vector<std::string> Objects;
 };
-
-bool isFixedForm(StringRef Path) {
-  StringRef Ext = sys::path::extension(Path);
-  return Ext.equals_insensitive(".f") || Ext.equals_insensitive(".for") ||
-         Ext.equals_insensitive(".f77") || Ext.equals_insensitive(".ftn") ||
-         Ext.equals_insensitive(".fpp");
-}
-
-/// \p S up to a `!` comment outside character literals.
-StringRef withoutComment(StringRef S) {
-  char Quote = 0;
-  for (size_t I = 0; I < S.size(); ++I) {
-    char C = S[I];
-    if (Quote) {
-      if (C == Quote)
-        Quote = 0;
-    } else if (C == '\'' || C == '"') {
-      Quote = C;
-    } else if (C == '!') {
-      return S.take_front(I);
-    }
-  }
-  return S;
-}
 
 /// Split a logical line at `;` outside character literals.
 void splitStatements(const std::string &Text, unsigned Line, unsigned Col,
@@ -399,7 +376,7 @@ public:
                    std::to_string(Nul) + " (a binary file?)");
       return false;
     }
-    bool Fixed = isFixedForm(Path);
+    bool Fixed = isFixedFormName(Path);
     unsigned Id = D.addBuffer(MemoryBuffer::getMemBufferCopy(Src, Path));
     unsigned FileIdx = Files.size();
     Files.push_back(Path);

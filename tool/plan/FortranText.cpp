@@ -16,10 +16,7 @@ bool isFixedFormName(StringRef Path) {
          Ext == ".fpp";
 }
 
-/// Where the text of \p L from \p Begin up to \p End stops: before a `!`
-/// comment outside a character constant. \p Quote carries an open
-/// constant's quote from line to line.
-static size_t endOfCode(StringRef L, size_t Begin, size_t End, char &Quote) {
+size_t endOfCode(StringRef L, size_t Begin, size_t End, char &Quote) {
   for (size_t I = Begin; I < End; ++I) {
     char C = L[I];
     if (Quote) {

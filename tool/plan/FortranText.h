@@ -32,6 +32,18 @@ struct StmtChar {
 /// .for, .ftn, .f77 and their upper-case and preprocessed spellings).
 bool isFixedFormName(llvm::StringRef Path);
 
+/// Where the text of \p L from \p Begin up to \p End stops: before a `!`
+/// comment outside a character constant. \p Quote carries an open
+/// constant's quote from line to line.
+size_t endOfCode(llvm::StringRef L, size_t Begin, size_t End, char &Quote);
+
+/// \p L up to a `!` comment outside character constants (a line of its
+/// own, no constant open before it).
+inline llvm::StringRef withoutComment(llvm::StringRef L) {
+  char Quote = 0;
+  return L.take_front(endOfCode(L, 0, L.size(), Quote));
+}
+
 /// The lines of a Fortran source, each known as a statement's first line, a
 /// continuation of the one before, or a comment (blank lines and
 /// preprocessor lines too).
