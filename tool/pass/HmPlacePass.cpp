@@ -838,7 +838,7 @@ void ModulePlacer::collectSites() {
       ++LocatedSites;
       Sites.push_back({CB, F, contextOf(DL)});
       if (At == Stage::Source && MergedEntries) {
-        SourcePoint P = sourcePoint(DL);
+        const SourcePos &P = Sites.back().C.Frames.front(); // read back
         SourceCalls[mergeKey(DL, *Callee)].push_back(
             sys::path::filename(DL->getFilename()).str() + ":" +
             std::to_string(P.Line) + ":" + std::to_string(P.Column));
